@@ -1,0 +1,69 @@
+package harness
+
+import (
+	"context"
+	"math/rand/v2"
+)
+
+// Kind is one experiment kind ("elastic", "ba-vs-lap", ...). The CLI
+// registers every kind with a Registry; a spec names its kind with the
+// top-level `kind` key and carries the kind's own settings in its
+// [params] table.
+type Kind interface {
+	// Name is the value of the spec's `kind` key.
+	Name() string
+	// Describe says in one line what the kind computes.
+	Describe() string
+	// Outputs lists the tables and figures the kind writes, relative to
+	// its output directory (for `privic list` and the README).
+	Outputs() []string
+	// NewParams returns a pointer to a fresh parameter struct with every
+	// default set. The loader decodes the spec's [params] table into it
+	// strictly (unknown keys are errors) and then calls Validate.
+	NewParams() Params
+	// Plan expands validated parameters into jobs. Keys are unique,
+	// stable across runs and independent of scheduling; each job's
+	// random stream is derived from the spec seed and its key.
+	Plan(p Params) ([]Job, error)
+	// Run computes one job. It must be deterministic given rng, must not
+	// share mutable state with other jobs (jobs run concurrently) and
+	// should return promptly when ctx is cancelled.
+	Run(ctx context.Context, job Job, rng *rand.Rand) ([]Table, error)
+	// Finish runs once after every job is stored (never on a shard run):
+	// it reads the merged job tables from out and writes derived tables
+	// and figures through out.
+	Finish(ctx context.Context, p Params, out *Output) error
+}
+
+// Params is a kind's decoded [params] table.
+type Params interface {
+	// Validate checks every field; its error names the key and what is
+	// allowed, e.g. "params.beta[3] = -0.2: beta must be > 0".
+	Validate() error
+}
+
+// MemoryEstimator is implemented by kinds that can bound a job's memory
+// before running it; the harness refuses jobs above its memory limit.
+type MemoryEstimator interface {
+	EstimateBytes(job Job) int64
+}
+
+// Job is one independent unit of work of a spec.
+type Job struct {
+	// Key identifies the job within its spec, e.g.
+	// "city=paris/mechanism=ba/beta=0.2/sim=3". It seeds the job's random
+	// stream and orders rows in the merged tables.
+	Key string
+	// Arg is the kind's own description of the job.
+	Arg any
+}
+
+// Table is a tidy table: a header row and one observation per row.
+// Values are already formatted (use FormatFloat for numbers so that the
+// bytes never depend on the machine). Rows from all jobs of a spec are
+// concatenated in plan order under the same Name into <Name>.csv.
+type Table struct {
+	Name   string
+	Header []string
+	Rows   [][]string
+}
