@@ -1,0 +1,145 @@
+package datasets
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// The curated files (<city>_checkins.csv: "lat,lon"; <city>_grid_cells.csv:
+// "row,col") have no header. Unlike the SNAP reader, their readers stop at
+// the first malformed line: these files are fixed inputs, so any damage
+// must be fixed, not skipped.
+
+// ReadPoints streams a "lat,lon" file (plain or gzip), calling fn for each
+// line. name labels errors ("name:line: what is wrong"). It returns the
+// number of points read.
+func ReadPoints(r io.Reader, name string, fn func(lat, lon float64) error) (int, error) {
+	dr, closeFn, err := decompress(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	defer closeFn()
+	lr := newLineReader(dr)
+	var f [2][]byte
+	n := 0
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+		}
+		bad := func(msg string) error { return &LineError{File: name, Line: lr.line, Msg: msg} }
+		if tooLong {
+			return n, bad(fmt.Sprintf("line longer than %d bytes", maxLine))
+		}
+		line = stripBOM(line, lr.line)
+		if k := splitFields(line, ',', f[:]); k != 2 {
+			return n, bad(fmt.Sprintf("%d fields, want 2 (lat,lon)", k))
+		}
+		lat, msg := parseCoord(f[0], "latitude", 90)
+		if msg != "" {
+			return n, bad(msg)
+		}
+		lon, msg := parseCoord(f[1], "longitude", 180)
+		if msg != "" {
+			return n, bad(msg)
+		}
+		if err := fn(lat, lon); err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, lr.line, err)
+		}
+		n++
+	}
+}
+
+// ReadCells streams a "row,col" file (plain or gzip), calling fn for each
+// line; rows and columns must be non-negative integers.
+func ReadCells(r io.Reader, name string, fn func(Cell) error) (int, error) {
+	dr, closeFn, err := decompress(r)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", name, err)
+	}
+	defer closeFn()
+	lr := newLineReader(dr)
+	var f [2][]byte
+	n := 0
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return n, nil
+		}
+		if err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+		}
+		bad := func(msg string) error { return &LineError{File: name, Line: lr.line, Msg: msg} }
+		if tooLong {
+			return n, bad(fmt.Sprintf("line longer than %d bytes", maxLine))
+		}
+		line = stripBOM(line, lr.line)
+		if k := splitFields(line, ',', f[:]); k != 2 {
+			return n, bad(fmt.Sprintf("%d fields, want 2 (row,col)", k))
+		}
+		row, msg := parseIndex(f[0], "row")
+		if msg != "" {
+			return n, bad(msg)
+		}
+		col, msg := parseIndex(f[1], "col")
+		if msg != "" {
+			return n, bad(msg)
+		}
+		if err := fn(Cell{Row: row, Col: col}); err != nil {
+			return n, fmt.Errorf("%s:%d: %w", name, lr.line, err)
+		}
+		n++
+	}
+}
+
+// ReadPointsFile reads a whole "lat,lon" file. Errors name the file's path.
+func ReadPointsFile(path string) (lat, lon []float64, err error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	_, err = ReadPoints(f, path, func(a, b float64) error {
+		lat = append(lat, a)
+		lon = append(lon, b)
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(lat) == 0 {
+		return nil, nil, fmt.Errorf("%s: no points", path)
+	}
+	return lat, lon, nil
+}
+
+// ReadCellsFile reads a whole "row,col" file, in file order.
+func ReadCellsFile(path string) ([]Cell, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var cells []Cell
+	if _, err := ReadCells(f, path, func(c Cell) error { cells = append(cells, c); return nil }); err != nil {
+		return nil, err
+	}
+	if len(cells) == 0 {
+		return nil, fmt.Errorf("%s: no cells", path)
+	}
+	return cells, nil
+}
+
+// CheckinsFile and CellsFile are the curated file names of a city.
+func CheckinsFile(city string) string { return city + "_checkins.csv" }
+
+// CellsFile is the name of the reference grid-cell file of a city.
+func CellsFile(city string) string { return city + "_grid_cells.csv" }
+
+// sharedSubdir is where the curated files sit inside the shared tree
+// (slash-separated; see filepath.FromSlash).
+const sharedSubdir = "datasets/gowalla"

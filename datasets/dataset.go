@@ -1,0 +1,171 @@
+package datasets
+
+import (
+	"fmt"
+	"math"
+
+	"privic/kernels"
+)
+
+// Dataset is a set of check-ins counted per cell of a grid.
+type Dataset struct {
+	Name   string
+	Grid   kernels.Grid // domain: 11x15 Paris, 16x24 SF for the paper's data
+	Counts []int        // per-cell check-in counts, row-major over Grid
+	N      int          // sum of Counts
+	// Source says where the counts come from (file and options, or the
+	// synthetic generator's settings), for manifests and reports.
+	Source string
+}
+
+// Prior is the empirical distribution Counts/N.
+func (d *Dataset) Prior() []float64 {
+	p := make([]float64, len(d.Counts))
+	if d.N == 0 {
+		return p
+	}
+	n := float64(d.N)
+	for i, c := range d.Counts {
+		p[i] = float64(c) / n
+	}
+	return p
+}
+
+// Validate checks that the grid, the counts and N agree.
+func (d *Dataset) Validate() error {
+	if err := d.Grid.Validate(); err != nil {
+		return fmt.Errorf("dataset %q: %w", d.Name, err)
+	}
+	if len(d.Counts) != d.Grid.Len() {
+		return fmt.Errorf("dataset %q: %d counts for a %v grid of %d cells", d.Name, len(d.Counts), d.Grid, d.Grid.Len())
+	}
+	sum := 0
+	for i, c := range d.Counts {
+		if c < 0 {
+			r, col := d.Grid.Abs(i)
+			return fmt.Errorf("dataset %q: cell (%d,%d) has count %d < 0", d.Name, r, col, c)
+		}
+		sum += c
+	}
+	if sum != d.N {
+		return fmt.Errorf("dataset %q: counts sum to %d, N = %d", d.Name, sum, d.N)
+	}
+	if d.N == 0 {
+		return fmt.Errorf("dataset %q: no check-ins", d.Name)
+	}
+	return nil
+}
+
+// RowPolicy says which lines of a reference grid-cell file count.
+type RowPolicy int
+
+const (
+	// HeaderQuirk drops the first line of <city>_grid_cells.csv, as the
+	// paper's reference code does by reading the file with a CSV reader
+	// that takes the first line for a header: N = 10,078 (Paris) and
+	// 123,025 (SF). It is the zero value because it reproduces the paper.
+	HeaderQuirk RowPolicy = iota
+	// AllRows counts every line: N = 10,079 (Paris) and 123,026 (SF).
+	AllRows
+)
+
+// String returns the policy's spec name ("header-quirk", "all-rows").
+func (p RowPolicy) String() string {
+	switch p {
+	case HeaderQuirk:
+		return "header-quirk"
+	case AllRows:
+		return "all-rows"
+	}
+	return fmt.Sprintf("RowPolicy(%d)", int(p))
+}
+
+// ParseRowPolicy parses a policy's spec name.
+func ParseRowPolicy(s string) (RowPolicy, error) {
+	for _, p := range []RowPolicy{HeaderQuirk, AllRows} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown row policy %q: want %q or %q", s, HeaderQuirk.String(), AllRows.String())
+}
+
+// MarshalText lets specs and manifests spell the policy by name.
+func (p RowPolicy) MarshalText() ([]byte, error) {
+	if p != HeaderQuirk && p != AllRows {
+		return nil, fmt.Errorf("invalid row policy %d", int(p))
+	}
+	return []byte(p.String()), nil
+}
+
+// UnmarshalText parses a policy's spec name.
+func (p *RowPolicy) UnmarshalText(b []byte) error {
+	v, err := ParseRowPolicy(string(b))
+	if err != nil {
+		return err
+	}
+	*p = v
+	return nil
+}
+
+// LoadOptions selects how Load builds a data set.
+type LoadOptions struct {
+	Rows RowPolicy `toml:"rows"`
+}
+
+// FromCells counts a sequence of cells (the lines of a grid-cell file, in
+// order) under a row policy. The domain is the full rectangle spanned by
+// the row and column indices that occur, as in the reference code; the
+// grid's Row0 and Col0 are the smallest indices, so Grid.Abs gives back the
+// file's own (row, col).
+func FromCells(name string, cells []Cell, rows RowPolicy) (*Dataset, error) {
+	switch rows {
+	case HeaderQuirk:
+		if len(cells) > 0 {
+			cells = cells[1:]
+		}
+	case AllRows:
+	default:
+		return nil, fmt.Errorf("dataset %q: %v", name, rows)
+	}
+	counts := make(map[Cell]int)
+	for _, c := range cells {
+		if c.Row < 0 || c.Col < 0 {
+			return nil, fmt.Errorf("dataset %q: negative cell (%d,%d)", name, c.Row, c.Col)
+		}
+		counts[c]++
+	}
+	return fromCellCounts(name, counts)
+}
+
+// fromCellCounts builds the data set over the bounding rectangle of the
+// cells with a positive count.
+func fromCellCounts(name string, counts map[Cell]int) (*Dataset, error) {
+	minR, minC, maxR, maxC := math.MaxInt, math.MaxInt, -1, -1
+	n := 0
+	for c, k := range counts {
+		if k < 0 {
+			return nil, fmt.Errorf("dataset %q: cell (%d,%d) has count %d < 0", name, c.Row, c.Col, k)
+		}
+		if k == 0 {
+			continue
+		}
+		minR, maxR = min(minR, c.Row), max(maxR, c.Row)
+		minC, maxC = min(minC, c.Col), max(maxC, c.Col)
+		n += k
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("dataset %q: no check-ins", name)
+	}
+	g := kernels.Grid{Rows: maxR - minR + 1, Cols: maxC - minC + 1, Row0: minR, Col0: minC}
+	if err := g.Validate(); err != nil {
+		return nil, fmt.Errorf("dataset %q: %w", name, err)
+	}
+	d := &Dataset{Name: name, Grid: g, Counts: make([]int, g.Len()), N: n}
+	for c, k := range counts {
+		if k > 0 {
+			d.Counts[g.IndexOf(c.Row, c.Col)] = k
+		}
+	}
+	return d, nil
+}

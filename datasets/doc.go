@@ -1,0 +1,81 @@
+// Package datasets provides the check-in data of privic: readers for the
+// SNAP Gowalla file and the curated city subsets, the paper's grid
+// discretisation, per-cell counts embedded in the binary, synthetic
+// cities, and the island and adversarial-injection transforms of priors.
+//
+// # Data flow
+//
+// The SNAP file loc-gowalla_totalCheckins.txt.gz (6,442,890 lines) is cut
+// into city subsets by bounding box (FilterSNAP, BuildSubsets, Fetch). A
+// subset <city>_checkins.csv ("lat,lon") is discretised with the city's
+// preset (Lookup, City.Discretizer): cell edges are NumPy
+// arange(min, max, step) values reproduced bit for bit (Arange), sorted
+// descending, so row 0 is the northernmost band and column 0 the
+// easternmost; Paris matches edge[i+1] < v <= edge[i], San Francisco
+// edge[i+1] <= v <= edge[i], where a point on an interior edge yields one
+// line per matching cell as in the reference code. Replaying this over the
+// curated subsets reproduces the reference grid files <city>_grid_cells.csv
+// line for line (the tests check it when ../shared is present). On these
+// data the exact arange matters and the boundary rules do not: no point
+// lies on an edge, but edges computed naively as min + k*step put San
+// Francisco points on interior edges (21 extra lines) and break parity.
+//
+// # Embedded counts
+//
+// counts/paris.csv and counts/sf.csv hold the per-cell counts of every line
+// of the reference grid files, with a comment header giving provenance
+// (source file and SHA-256, box, steps, rule, the parity check, the line
+// count and the file's first line). They are produced by WriteCounts via
+//
+//	go run ./datasets/internal/gencounts   (./run.sh datasets)
+//
+// and embedded with go:embed, so Load needs no file. Because the first line
+// is stored separately, both row policies are served from the same file:
+// HeaderQuirk (the default, the reference code's behaviour of taking the
+// first line for a CSV header: N = 10,078 Paris, 123,025 SF) and AllRows
+// (N = 10,079 and 123,026). The domain is the full rectangle of the row and
+// column indices that occur: 11 x 15 (Paris) and 16 x 24 (SF) cells,
+// indexed row-major.
+//
+// # Raw points
+//
+// Only the check-in scatter (Fig. 6a) needs raw points. Points looks for
+// <city>_checkins.csv in $PRIVIC_DATA, then datasets/cache/ and
+// ../shared/datasets/gowalla relative to the module root; when none exists
+// the error wraps ErrNoPoints and lists the places searched, so callers can
+// skip the figure and say why. `go run ./datasets/internal/fetchdata`
+// (./run.sh fetch-data) downloads the SNAP file, shows progress, and writes
+// the subsets into datasets/cache/. No SHA-256 of the SNAP file is known to
+// this project (it was written without internet access), so there is no
+// built-in expected digest: pass -sha256 to verify; without it the
+// computed digest is printed and the file is reported as not verified.
+// Subsets cut from the SNAP file keep its line order and the coordinates'
+// digits; whether they are byte-identical to the curated files has not been
+// checked here.
+//
+// # Malformed input
+//
+// The SNAP reader skips and counts malformed lines (wrong field count,
+// non-numeric fields, NaN, latitude outside [-90, 90], longitude outside
+// [-180, 180]) and keeps the first MaxExamples with their line numbers. The
+// curated-file readers stop at the first malformed line with a LineError
+// ("file:line: what is wrong"). A box that keeps no check-in is an error
+// naming the box; an unknown city name is an error listing the known ones.
+//
+// # The island prior
+//
+// The elastic and adversarial experiments plant an isolated "vulnerable"
+// location A = (6, 3) (index 93 on the 11 x 15 Paris grid) by zeroing the
+// 5 x 5 block rows 4-8, cols 1-5 around it (Chebyshev radius 2). On the
+// Paris prior with the header quirk that block holds 1,387 of the 10,078
+// check-ins (mass 0.137627) and A itself 2 (mass 0.000198). The paper's
+// text moves the block's mass onto A (MoveMass: A = 0.137627, the other
+// 140 cells unchanged). The reference code instead gives A the mass 0.01
+// and rescales the other 140 cells to total 0.99 (SetMass with Mass 0.01:
+// a factor 0.99/0.862373 = 1.147994); ReferenceIsland and PaperIsland
+// return both settings. Geographically A's cell spans lat 48.8457-48.8500,
+// lon 2.3581-2.3647, in the south-east of the Paris box; the paper calls
+// it south-western, which fits a map drawn with column 0 on the left.
+// Inject then adds adversarial reports at a cell:
+// (1-f)*prior + f*delta_cell.
+package datasets

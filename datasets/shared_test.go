@@ -1,0 +1,33 @@
+package datasets
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// sharedGowalla returns ../shared/datasets/gowalla next to the module
+// root, or skips the test loudly when it is absent.
+func sharedGowalla(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := ModuleRoot(wd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(SharedDir(root), "datasets", "gowalla")
+	if _, err := os.Stat(filepath.Join(dir, CellsFile("paris"))); err != nil {
+		t.Skipf("SKIPPING: the shared Gowalla subsets are not available (%v); this test needs %s", err, dir)
+	}
+	return dir
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

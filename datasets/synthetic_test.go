@@ -1,0 +1,164 @@
+package datasets
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"privic/kernels"
+)
+
+func TestSyntheticDeterministic(t *testing.T) {
+	opt := SyntheticOptions{Rows: 20, Cols: 30, N: 50000, Hotspots: 4, Background: 0.1}
+	a, err := Synthetic(rand.New(rand.NewPCG(7, 9)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Synthetic(rand.New(rand.NewPCG(7, 9)), opt)
+	c, _ := Synthetic(rand.New(rand.NewPCG(7, 10)), opt)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("same seed, different data sets")
+	}
+	if reflect.DeepEqual(a.Counts, c.Counts) {
+		t.Error("different seeds, same counts")
+	}
+	if err := a.Validate(); err != nil {
+		t.Error(err)
+	}
+	if a.Grid != (kernels.Grid{Rows: 20, Cols: 30}) || a.N != 50000 || a.Name != "synthetic" {
+		t.Errorf("grid %v, N %d, name %q", a.Grid, a.N, a.Name)
+	}
+}
+
+// integrate is Simpson's rule for the normal density over [a, b]: an
+// independent check of the erfc-based cell masses.
+func integrate(mu, sigma, a, b float64) float64 {
+	const n = 200
+	h := (b - a) / n
+	pdf := func(x float64) float64 {
+		z := (x - mu) / sigma
+		return math.Exp(-z*z/2) / (sigma * math.Sqrt(2*math.Pi))
+	}
+	s := pdf(a) + pdf(b)
+	for i := 1; i < n; i++ {
+		w := 2.0
+		if i%2 == 1 {
+			w = 4
+		}
+		s += w * pdf(a+float64(i)*h)
+	}
+	return s * h / 3
+}
+
+func TestMixturePrior(t *testing.T) {
+	g := kernels.Grid{Rows: 7, Cols: 9}
+	spots := []Hotspot{{Row: 2.3, Col: 6.1, Sigma: 1.2, Weight: 3}, {Row: 5, Col: 1, Sigma: 0.7, Weight: 1}}
+	const bg = 0.2
+	p, err := MixturePrior(g, spots, bg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Independent: integrate each Gaussian over each cell numerically and
+	// renormalise over the grid per axis.
+	axis := func(n int, mu, s float64) []float64 {
+		m := make([]float64, n)
+		tot := 0.0
+		for i := range m {
+			m[i] = integrate(mu, s, float64(i)-0.5, float64(i)+0.5)
+			tot += m[i]
+		}
+		for i := range m {
+			m[i] /= tot
+		}
+		return m
+	}
+	sum := 0.0
+	for i := range p {
+		r, c := g.Cell(i)
+		want := bg / float64(g.Len())
+		for _, s := range spots {
+			want += (1 - bg) * s.Weight / 4 * axis(g.Rows, s.Row, s.Sigma)[r] * axis(g.Cols, s.Col, s.Sigma)[c]
+		}
+		if math.Abs(p[i]-want) > 1e-9 {
+			t.Errorf("cell (%d,%d): %v, numerical integration gives %v", r, c, p[i], want)
+		}
+		sum += p[i]
+	}
+	if math.Abs(sum-1) > 1e-12 {
+		t.Errorf("prior sums to %v", sum)
+	}
+	u, _ := MixturePrior(g, nil, 1)
+	for _, v := range u {
+		if v != 1/float64(g.Len()) {
+			t.Fatalf("background 1 is not uniform: %v", u)
+		}
+	}
+	bad := []struct {
+		spots []Hotspot
+		bg    float64
+	}{
+		{nil, 0.5},
+		{spots, 1.5},
+		{spots, math.NaN()},
+		{[]Hotspot{{Row: 9, Col: 1, Sigma: 1, Weight: 1}}, 0},
+		{[]Hotspot{{Row: 1, Col: 1, Sigma: 0, Weight: 1}}, 0},
+		{[]Hotspot{{Row: 1, Col: 1, Sigma: 1, Weight: -1}}, 0},
+	}
+	for _, b := range bad {
+		if _, err := MixturePrior(g, b.spots, b.bg); err == nil {
+			t.Errorf("MixturePrior(%v, %v) accepted", b.spots, b.bg)
+		}
+	}
+}
+
+// TestSyntheticSampling checks the draws against MixturePrior with a
+// chi-square statistic: a biased sampler (say, off by one cell) would
+// give a statistic in the thousands.
+func TestSyntheticSampling(t *testing.T) {
+	spots := []Hotspot{{Row: 1, Col: 2, Sigma: 0.8, Weight: 1}, {Row: 4, Col: 0, Sigma: 1.5, Weight: 2}}
+	opt := SyntheticOptions{Rows: 5, Cols: 6, N: 200000, Spots: spots, Background: 0.05}
+	d, err := Synthetic(rand.New(rand.NewPCG(1, 1)), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := MixturePrior(d.Grid, spots, opt.Background)
+	chi := 0.0
+	for i, k := range d.Counts {
+		e := p[i] * float64(opt.N)
+		chi += (float64(k) - e) * (float64(k) - e) / e
+	}
+	// 29 degrees of freedom: P(chi2 > 70) is about 3e-5.
+	if chi > 70 {
+		t.Errorf("chi-square %v over 29 degrees of freedom: draws do not follow MixturePrior", chi)
+	}
+}
+
+func TestSyntheticErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, opt := range []SyntheticOptions{
+		{Rows: 0, Cols: 5, N: 10, Hotspots: 1},
+		{Rows: 5, Cols: 5, N: 0, Hotspots: 1},
+		{Rows: 5, Cols: 5, N: 10},
+		{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Sigma: -1},
+		{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Background: 2},
+	} {
+		if _, err := Synthetic(rng, opt); err == nil {
+			t.Errorf("Synthetic(%+v) accepted", opt)
+		}
+	}
+	if _, err := Synthetic(nil, SyntheticOptions{Rows: 2, Cols: 2, N: 1, Background: 1}); err == nil {
+		t.Error("nil rng accepted")
+	}
+	d, err := Synthetic(rng, SyntheticOptions{Rows: 1, Cols: 1, N: 3, Background: 1, Name: "dot"})
+	if err != nil || d.Counts[0] != 3 || d.Name != "dot" {
+		t.Errorf("1x1 grid: %+v, %v", d, err)
+	}
+}
+
+func BenchmarkSynthetic(b *testing.B) {
+	opt := SyntheticOptions{Rows: 64, Cols: 64, N: 100000, Hotspots: 8, Background: 0.1}
+	for b.Loop() {
+		Synthetic(rand.New(rand.NewPCG(1, 2)), opt)
+	}
+}

@@ -1,0 +1,226 @@
+package datasets
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+
+	"privic/kernels"
+)
+
+func parisPrior(t *testing.T) (kernels.Grid, []float64) {
+	t.Helper()
+	d, err := Load("paris", LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d.Grid, d.Prior()
+}
+
+func total(p []float64) float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	return s
+}
+
+// inRefBlock is the reference code's block, written out by hand: rows
+// 4-8, cols 1-5.
+func inRefBlock(r, c int) bool { return r >= 4 && r <= 8 && c >= 1 && c <= 5 }
+
+func TestIslandReference(t *testing.T) {
+	g, prior := parisPrior(t)
+	if g.Index(ARow, ACol) != 93 || g.Index(BRow, BCol) != 52 {
+		t.Fatalf("A, B at %d, %d; PROTOCOL.md says 93, 52", g.Index(ARow, ACol), g.Index(BRow, BCol))
+	}
+	out, err := Island(g, prior, ReferenceIsland())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out[93] != 0.01 {
+		t.Errorf("A = %v, want exactly 0.01", out[93])
+	}
+	if s := total(out); math.Abs(s-total(prior)) > 1e-12 {
+		t.Errorf("total %v, prior total %v", s, total(prior))
+	}
+	blockMass := 0.0
+	for i := range prior {
+		if r, c := g.Cell(i); inRefBlock(r, c) {
+			blockMass += prior[i]
+		}
+	}
+	scale := 0.99 / (1 - blockMass)
+	for i, v := range out {
+		r, c := g.Cell(i)
+		switch {
+		case i == 93:
+		case inRefBlock(r, c):
+			if v != 0 {
+				t.Errorf("block cell (%d,%d) = %v, want 0", r, c, v)
+			}
+		default:
+			if math.Abs(v-prior[i]*scale) > 1e-15 {
+				t.Errorf("cell (%d,%d) = %v, want %v * %v", r, c, v, prior[i], scale)
+			}
+		}
+	}
+	// The documented figures (doc.go): 1,387 check-ins in the block.
+	if math.Abs(blockMass-1387.0/10078) > 1e-15 {
+		t.Errorf("block mass %v, doc.go says 1387/10078", blockMass)
+	}
+}
+
+func TestIslandMove(t *testing.T) {
+	g, prior := parisPrior(t)
+	out, err := Island(g, prior, PaperIsland())
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := 0.0
+	for i, v := range out {
+		r, c := g.Cell(i)
+		switch {
+		case i == 93:
+		case inRefBlock(r, c):
+			moved += prior[i]
+			if v != 0 {
+				t.Errorf("block cell (%d,%d) = %v, want 0", r, c, v)
+			}
+		default:
+			if v != prior[i] {
+				t.Errorf("cell (%d,%d) changed from %v to %v", r, c, prior[i], v)
+			}
+		}
+	}
+	if math.Abs(out[93]-(prior[93]+moved)) > 1e-15 {
+		t.Errorf("A = %v, want its own %v plus the block's %v", out[93], prior[93], moved)
+	}
+	if s := total(out); math.Abs(s-total(prior)) > 1e-12 {
+		t.Errorf("total %v, prior total %v", s, total(prior))
+	}
+	// Radius 2 and the explicit block are the same island.
+	opt := PaperIsland()
+	opt.Block = &Block{Row0: 4, Row1: 8, Col0: 1, Col1: 5}
+	opt.Radius = 0
+	out2, err := Island(g, prior, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range out {
+		if out[i] != out2[i] {
+			t.Fatalf("radius 2 and block rows 4-8, cols 1-5 differ at %d", i)
+		}
+	}
+}
+
+func TestIslandEdges(t *testing.T) {
+	g := kernels.Grid{Rows: 4, Cols: 5}
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = 1 / float64(g.Len())
+	}
+	// Radius 2 at the corner is clipped to the 3 x 3 block.
+	out, err := Island(g, prior, IslandOptions{Row: 0, Col: 0, Radius: 2, Mode: MoveMass})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeros := 0
+	for _, v := range out {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if zeros != 8 || math.Abs(out[0]-9.0/20) > 1e-15 {
+		t.Errorf("corner island: %d zeros, A = %v; want 8 and 9/20", zeros, out[0])
+	}
+	// Set mode with any mass in [0, 1].
+	for _, m := range []float64{0, 0.3, 1} {
+		out, err := Island(g, prior, IslandOptions{Row: 3, Col: 4, Radius: 1, Mode: SetMass, Mass: m})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out[g.Index(3, 4)] != m || math.Abs(total(out)-1) > 1e-12 {
+			t.Errorf("mass %v: A = %v, total %v", m, out[g.Index(3, 4)], total(out))
+		}
+	}
+	bad := []IslandOptions{
+		{Row: 4, Col: 0, Mode: MoveMass},
+		{Row: 0, Col: -1, Mode: MoveMass},
+		{Row: 0, Col: 0, Radius: -1, Mode: MoveMass},
+		{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}},
+		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}},
+		{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5},
+		{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()},
+		{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, // nothing outside the block
+		{Row: 0, Col: 0, Mode: 5},
+	}
+	for _, o := range bad {
+		if _, err := Island(g, prior, o); err == nil {
+			t.Errorf("Island(%+v) accepted", o)
+		}
+	}
+	if _, err := Island(g, prior[:3], PaperIsland()); err == nil {
+		t.Error("prior of the wrong length accepted")
+	}
+	notDist := append([]float64(nil), prior...)
+	notDist[0] += 0.1
+	if _, err := Island(g, notDist, IslandOptions{Mode: MoveMass}); err == nil {
+		t.Error("prior summing to 1.1 accepted")
+	}
+}
+
+func TestInject(t *testing.T) {
+	g, prior := parisPrior(t)
+	island, _ := Island(g, prior, ReferenceIsland())
+	// The adversarial fractions of PROTOCOL.md.
+	for _, f := range []float64{0, 0.05, 0.10, 0.15, 0.20, 0.24, 0.29, 0.34, 0.38, 1} {
+		out, err := Inject(island, 93, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := total(out); math.Abs(s-1) > 1e-12 {
+			t.Errorf("f = %v: total %v", f, s)
+		}
+		if want := (1-f)*island[93] + f; out[93] != want {
+			t.Errorf("f = %v: A = %v, want (1-f)*%v + f = %v", f, out[93], island[93], want)
+		}
+		for i, v := range out {
+			if i != 93 && v != (1-f)*island[i] {
+				t.Fatalf("f = %v: cell %d = %v, want (1-f)*%v", f, i, v, island[i])
+			}
+		}
+	}
+	for _, c := range []struct {
+		cell int
+		f    float64
+	}{{-1, 0.1}, {165, 0.1}, {0, -0.1}, {0, 1.1}, {0, math.NaN()}} {
+		if _, err := Inject(prior, c.cell, c.f); err == nil {
+			t.Errorf("Inject(cell %d, f %v) accepted", c.cell, c.f)
+		}
+	}
+	neg := append([]float64(nil), prior...)
+	neg[0], neg[1] = -neg[1], neg[0]+2*neg[1]
+	if _, err := Inject(neg, 0, 0.1); err == nil || !strings.Contains(err.Error(), "prior[0]") {
+		t.Errorf("negative prior: %v", err)
+	}
+}
+
+func TestIslandOptionsTOML(t *testing.T) {
+	var spec struct {
+		Island IslandOptions `toml:"island"`
+	}
+	src := "[island]\nrow = 6\ncol = 3\nmode = \"set\"\nmass = 0.01\nblock = {row0 = 4, row1 = 8, col0 = 1, col1 = 5}\n"
+	if _, err := toml.Decode(src, &spec); err != nil {
+		t.Fatal(err)
+	}
+	want := IslandOptions{Row: 6, Col: 3, Mode: SetMass, Mass: 0.01, Block: &Block{4, 8, 1, 5}}
+	if spec.Island.Row != want.Row || spec.Island.Mode != want.Mode || *spec.Island.Block != *want.Block {
+		t.Errorf("decoded %+v, want %+v", spec.Island, want)
+	}
+	if _, err := toml.Decode("[island]\nmode = \"dump\"\n", &spec); err == nil || !strings.Contains(err.Error(), `"move" or "set"`) {
+		t.Errorf("unknown mode: %v", err)
+	}
+}
