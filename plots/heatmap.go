@@ -1,0 +1,403 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"strconv"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// GridMap is one heat-map panel: a distribution (or any value) over a grid.
+type GridMap struct {
+	Title      string
+	Rows, Cols int
+	// Values is row-major: Values[r*Cols+c]. Row 0 is the north edge (drawn
+	// at the top), column 0 the EAST edge (drawn at the right). NaN cells
+	// are drawn in neutral grey and explained under the colour bar.
+	Values  []float64
+	Markers []Marker
+}
+
+// Marker labels one cell (grid's own row/col indexing) with a short text
+// such as "A", drawn in a white disc with a black ring so that it reads on
+// any colour.
+type Marker struct {
+	Row, Col int
+	Label    string
+}
+
+// HeatOptions tunes Heatmaps.
+type HeatOptions struct {
+	// Columns of the panel grid; 0 picks one row for up to three panels,
+	// else a near-square grid.
+	Columns int
+	// SharedScale uses one colour scale (and one colour bar at the right of
+	// the figure) for all panels, so colours compare across panels.
+	SharedScale bool
+	// Log colours by log10 of the value. Zeros and values below the floor
+	// take the lowest colour (see LogFloor).
+	Log bool
+	// LogFloor is the lowest value of a log scale; 0 means
+	// max(smallest positive value, largest value * 1e-6).
+	LogFloor float64
+	// ColorbarLabel names the quantity (with units), e.g. "probability".
+	ColorbarLabel string
+	// XLabel and YLabel override the default axis labels, which name the
+	// compass directions and the grid's own index ("column", "row").
+	XLabel, YLabel string
+}
+
+// Default axis labels: the arrows tell the reader which way is which,
+// because the column numbers grow towards the west.
+const (
+	defaultHeatXLabel = "← west      column      east →"
+	defaultHeatYLabel = "← south      row      north →"
+)
+
+// Heatmaps draws one or more grid distributions as heat maps in a grid of
+// panels (row-major in panels), each with square cells, north up and east
+// right, cell-index tick labels, markers, and a colour bar (per panel, or
+// one shared bar when opt.SharedScale).
+func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) {
+	if len(panels) == 0 {
+		return nil, errors.New("plots: heatmaps: no panels")
+	}
+	if opt.Columns < 0 {
+		return nil, fmt.Errorf("plots: heatmaps: Columns %d is negative", opt.Columns)
+	}
+	if opt.LogFloor < 0 || math.IsNaN(opt.LogFloor) || math.IsInf(opt.LogFloor, 0) {
+		return nil, fmt.Errorf("plots: heatmaps: LogFloor %g must be finite and >= 0", opt.LogFloor)
+	}
+	hps := make([]*heatPanel, len(panels))
+	sets := make([][]float64, len(panels))
+	for i, gm := range panels {
+		if err := validateGridMap(gm); err != nil {
+			return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, gm.Title, err)
+		}
+		hps[i] = &heatPanel{gm: gm, xlabel: opt.XLabel, ylabel: opt.YLabel}
+		if hps[i].xlabel == "" {
+			hps[i].xlabel = defaultHeatXLabel
+		}
+		if hps[i].ylabel == "" {
+			hps[i].ylabel = defaultHeatYLabel
+		}
+		sets[i] = gm.Values
+	}
+	if opt.SharedScale {
+		s, err := newZScale(sets, opt.Log, opt.LogFloor)
+		if err != nil {
+			return nil, fmt.Errorf("plots: heatmaps: shared scale: %w", err)
+		}
+		for _, hp := range hps {
+			hp.scale = s
+		}
+	} else {
+		for i, hp := range hps {
+			s, err := newZScale(sets[i:i+1], opt.Log, opt.LogFloor)
+			if err != nil {
+				return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
+			}
+			hp.scale = s
+		}
+	}
+
+	ncol := opt.Columns
+	if ncol == 0 {
+		ncol = autoColumns(len(panels))
+	}
+	ncol = min(ncol, len(panels))
+	nrow := (len(panels) + ncol - 1) / ncol
+
+	// Size: a tile is about 4 in wide; its height follows the grids'
+	// aspect so that square cells fill it.
+	aspect := 0.0
+	for _, gm := range panels {
+		aspect = math.Max(aspect, float64(gm.Rows)/float64(gm.Cols))
+	}
+	cb := colorbar{scale: hps[0].scale, label: opt.ColorbarLabel}
+	tileW := 4.0 * vg.Inch
+	sharedW := vg.Length(0)
+	if opt.SharedScale {
+		tileW = 3.3 * vg.Inch
+		sharedW = cb.width() + 6
+	}
+	dataW := tileW - 0.55*vg.Inch
+	if !opt.SharedScale {
+		dataW -= 0.8 * vg.Inch
+	}
+	tileH := dataW*vg.Length(aspect) + 0.85*vg.Inch
+	tileH = max(2.2*vg.Inch, min(tileH, 5*vg.Inch))
+	titleH := vg.Length(0)
+	if title != "" {
+		titleH = 0.4 * vg.Inch
+	}
+	w := vg.Length(ncol)*tileW + sharedW + 0.1*vg.Inch
+	h := titleH + vg.Length(nrow)*tileH + 0.05*vg.Inch
+
+	render := func(c draw.Canvas) error {
+		if title != "" {
+			drawFigureTitle(c, title)
+		}
+		body := c
+		body.Max.Y -= titleH
+		body.Max.X -= sharedW
+		body.Min.X += 0.05 * vg.Inch
+		body.Min.Y += 0.05 * vg.Inch
+		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.08 * vg.Inch, PadY: 0.08 * vg.Inch}
+		// Every panel reserves the widest colour bar's room, so that panels
+		// of the same grid line up across the figure.
+		cbw := vg.Length(0)
+		if !opt.SharedScale {
+			for _, hp := range hps {
+				cbw = max(cbw, colorbar{scale: hp.scale, label: opt.ColorbarLabel}.width())
+			}
+		}
+		top, bottom := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
+		for i, hp := range hps {
+			tc := tiles.At(body, i%ncol, i/ncol)
+			dc, err := hp.draw(tc, cbw, opt.ColorbarLabel)
+			if err != nil {
+				return fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
+			}
+			top, bottom = max(top, dc.Max.Y), min(bottom, dc.Min.Y)
+		}
+		if opt.SharedScale {
+			cb.draw(c, body.Max.X+6+cbGap, bottom, top)
+		}
+		return nil
+	}
+	return newFigure(w, h, render), nil
+}
+
+func autoColumns(n int) int {
+	if n <= 3 {
+		return n
+	}
+	return int(math.Ceil(math.Sqrt(float64(n))))
+}
+
+func validateGridMap(gm GridMap) error {
+	if gm.Rows <= 0 || gm.Cols <= 0 {
+		return fmt.Errorf("grid %dx%d must have positive dimensions", gm.Rows, gm.Cols)
+	}
+	if len(gm.Values) != gm.Rows*gm.Cols {
+		return fmt.Errorf("%d values for a %dx%d grid (want %d)", len(gm.Values), gm.Rows, gm.Cols, gm.Rows*gm.Cols)
+	}
+	finite := 0
+	for i, v := range gm.Values {
+		if math.IsInf(v, 0) {
+			return fmt.Errorf("value %d (row %d, col %d) is %g", i, i/gm.Cols, i%gm.Cols, v)
+		}
+		if !math.IsNaN(v) {
+			finite++
+		}
+	}
+	if finite == 0 {
+		return errors.New("all values are NaN")
+	}
+	for _, m := range gm.Markers {
+		if m.Row < 0 || m.Row >= gm.Rows || m.Col < 0 || m.Col >= gm.Cols {
+			return fmt.Errorf("marker %q at (%d, %d) outside the %dx%d grid", m.Label, m.Row, m.Col, gm.Rows, gm.Cols)
+		}
+	}
+	return nil
+}
+
+func drawFigureTitle(c draw.Canvas, title string) {
+	st := textStyle(figTitleSize, true)
+	st.YAlign = draw.YTop
+	c.FillText(st, vg.Point{X: c.Center().X, Y: c.Max.Y - 6}, title)
+}
+
+// heatPanel is one validated panel with its colour scale.
+type heatPanel struct {
+	gm             GridMap
+	scale          zscale
+	xlabel, ylabel string
+}
+
+// xPos and yPos place cell (r, c) in plot coordinates: x grows eastwards
+// (column 0 = east = largest x), y grows northwards (row 0 = north = top).
+func (hp *heatPanel) xPos(col int) float64 { return float64(hp.gm.Cols - 1 - col) }
+func (hp *heatPanel) yPos(row int) float64 { return float64(hp.gm.Rows - 1 - row) }
+
+// newPlot builds the gonum plot for the panel with a label every xstep
+// columns and every ystep rows (the others get minor ticks).
+func (hp *heatPanel) newPlot(xstep, ystep int) *plot.Plot {
+	p := newStyledPlot(hp.gm.Title, hp.xlabel, hp.ylabel)
+	p.X.Min, p.X.Max = -0.5, float64(hp.gm.Cols)-0.5
+	p.Y.Min, p.Y.Max = -0.5, float64(hp.gm.Rows)-0.5
+	p.X.Padding, p.Y.Padding = 0, 0
+	var xt, yt plot.ConstantTicks
+	for col := range hp.gm.Cols {
+		if t, ok := cellTick(col, xstep, hp.xPos(col)); ok {
+			xt = append(xt, t)
+		}
+	}
+	for row := range hp.gm.Rows {
+		if t, ok := cellTick(row, ystep, hp.yPos(row)); ok {
+			yt = append(yt, t)
+		}
+	}
+	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
+	p.Add(&cellPlotter{hp: hp}, &markerPlotter{hp: hp})
+	return p
+}
+
+// cellTick returns the tick of cell index i at plot position pos: labelled
+// every step cells; unlabelled minor ticks mark every cell while labels are
+// at most 5 apart, else every step/5 cells so they do not form a comb.
+func cellTick(i, step int, pos float64) (plot.Tick, bool) {
+	if i%step == 0 {
+		return plot.Tick{Value: pos, Label: strconv.Itoa(i)}, true
+	}
+	minor := 1
+	if step > 5 {
+		minor = step / 5
+	}
+	return plot.Tick{Value: pos}, i%minor == 0
+}
+
+// layout fits the panel into tile tc: it picks tick-label steps that do not
+// overlap, then shrinks the plot area so that cells are square. It returns
+// the plot, the canvas to draw it on and its data area.
+func (hp *heatPanel) layout(tc draw.Canvas, cbw vg.Length) (*plot.Plot, draw.Canvas, draw.Canvas, error) {
+	area := tc
+	area.Max.X -= cbw
+	p := hp.newPlot(1, 1)
+	dc := p.DataCanvas(area)
+	cell := cellSize(dc, hp.gm)
+	if cell <= 0 {
+		return nil, area, dc, fmt.Errorf("tile %v x %v too small", tc.Size().X, tc.Size().Y)
+	}
+	tick := textStyle(tickLabelSize, false)
+	xstep := labelStep(cell, tick.Width(strconv.Itoa(hp.gm.Cols-1))+4)
+	ystep := labelStep(cell, tick.Height("0")+1)
+	p = hp.newPlot(xstep, ystep)
+	// Two passes: shrinking changes the padding gonum adds for tick labels
+	// at the ends only slightly, so the second pass converges.
+	for range 2 {
+		dc = p.DataCanvas(area)
+		cell = cellSize(dc, hp.gm)
+		if cell <= 0 {
+			return nil, area, dc, fmt.Errorf("tile %v x %v too small", tc.Size().X, tc.Size().Y)
+		}
+		dw := dc.Size().X - cell*vg.Length(hp.gm.Cols)
+		dh := dc.Size().Y - cell*vg.Length(hp.gm.Rows)
+		// gonum squeezes the data area to fit an axis label that is longer
+		// than the axis, so for very tall or wide grids stop shrinking at
+		// the label length and accept oblong cells rather than fail.
+		minW := p.X.Label.TextStyle.Width(p.X.Label.Text) + 4
+		minH := p.Y.Label.TextStyle.Width(p.Y.Label.Text) + 4
+		dw = max(0, min(dw, dc.Size().X-minW))
+		dh = max(0, min(dh, dc.Size().Y-minH))
+		// Keep the panel centred in its tile (colour bar included).
+		area.Min.X += dw / 2
+		area.Max.X -= dw / 2
+		area.Min.Y += dh / 2
+		area.Max.Y -= dh / 2
+	}
+	dc = p.DataCanvas(area)
+	return p, area, dc, nil
+}
+
+func cellSize(dc draw.Canvas, gm GridMap) vg.Length {
+	s := dc.Size()
+	return min(s.X/vg.Length(gm.Cols), s.Y/vg.Length(gm.Rows))
+}
+
+// labelStep is the smallest of 1, 2, 5, 10, 20, ... cells whose span
+// holds a label of the given extent.
+func labelStep(cell, need vg.Length) int {
+	for _, s := range []int{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000} {
+		if vg.Length(s)*cell >= need {
+			return s
+		}
+	}
+	return 1000
+}
+
+// draw lays out and draws the panel in tile tc and returns its data area.
+// A cbw of zero means the panel has no colour bar of its own.
+func (hp *heatPanel) draw(tc draw.Canvas, cbw vg.Length, cbLabel string) (draw.Canvas, error) {
+	cb := colorbar{scale: hp.scale, label: cbLabel}
+	ownBar := cbw > 0
+	p, area, dc, err := hp.layout(tc, cbw)
+	if err != nil {
+		return dc, err
+	}
+	p.Draw(area)
+	// A thin frame around the data area separates the map from the page.
+	c := area
+	c.SetLineStyle(draw.LineStyle{Color: color.Black, Width: 0.6})
+	c.Stroke(rectPath(dc.Min.X, dc.Min.Y, dc.Max.X, dc.Max.Y))
+	if ownBar {
+		cb.draw(area, dc.Max.X+cbGap, dc.Min.Y, dc.Max.Y)
+	}
+	return dc, nil
+}
+
+// cellPlotter fills one square per grid cell.
+type cellPlotter struct{ hp *heatPanel }
+
+func (cp *cellPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	gm := cp.hp.gm
+	for r := range gm.Rows {
+		for col := range gm.Cols {
+			x, y := cp.hp.xPos(col), cp.hp.yPos(r)
+			x0, x1 := trX(x-0.5), trX(x+0.5)
+			y0, y1 := trY(y-0.5), trY(y+0.5)
+			// Each cell overlaps its already drawn east and north
+			// neighbours by 0.75 pt (over one pixel at 100 dpi), so that
+			// anti-aliased edges never let the white page show through as
+			// light seams between cells.
+			if col > 0 {
+				x1 += 0.75
+			}
+			if r > 0 {
+				y1 += 0.75
+			}
+			c.SetColor(colorAt(cp.hp.scale.norm(gm.Values[r*gm.Cols+col])))
+			c.Fill(rectPath(x0, y0, x1, y1))
+		}
+	}
+}
+
+// markerPlotter draws the labelled markers on top of the cells.
+type markerPlotter struct{ hp *heatPanel }
+
+func (mp *markerPlotter) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	cell := min(trX(1)-trX(0), trY(1)-trY(0))
+	for _, m := range mp.hp.gm.Markers {
+		ctr := vg.Point{X: trX(mp.hp.xPos(m.Col)), Y: trY(mp.hp.yPos(m.Row))}
+		r := max(6, min(cell*0.45, 10))
+		st := textStyle(r*1.25, true)
+		if m.Label != "" {
+			r = max(r, st.Width(m.Label)/2+2.5)
+		}
+		var disc vg.Path
+		disc.Move(vg.Point{X: ctr.X + r, Y: ctr.Y})
+		disc.Arc(ctr, r, 0, 2*math.Pi)
+		disc.Close()
+		c.SetColor(color.White)
+		c.Fill(disc)
+		c.SetLineStyle(draw.LineStyle{Color: color.Black, Width: 1.3})
+		c.Stroke(disc)
+		if m.Label != "" {
+			// Centre capitals in the disc: Liberation Sans capitals are
+			// about 0.72 em tall, and the plain text handler puts the
+			// baseline (size - ascent) above the anchor of YBottom text.
+			e := st.Handler.Extents(st.Font)
+			st.YAlign = draw.YBottom
+			baseline := ctr.Y - 0.36*st.Font.Size
+			c.FillText(st, vg.Point{X: ctr.X, Y: baseline - (st.Font.Size - e.Ascent)}, m.Label)
+		}
+	}
+}

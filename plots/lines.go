@@ -1,0 +1,420 @@
+package plots
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/font"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Series is one line: Y against X with optional symmetric error bars YErr
+// (a standard deviation or a confidence half-width, as the caller's axis
+// label or legend says). NaN in X or Y leaves a gap; NaN in YErr omits
+// that bar.
+type Series struct {
+	Name       string
+	X, Y, YErr []float64 // YErr nil = no error bars
+}
+
+// LineOptions tunes a line plot.
+type LineOptions struct {
+	XLabel, YLabel string // include units, e.g. "EMD (cells)"
+	LogX, LogY     bool
+	Points         bool // mark every data point with the series' glyph
+	// YFromZero extends a linear Y axis down to zero (for non-negative
+	// quantities such as distances, so differences are not exaggerated).
+	YFromZero bool
+	// NoLegend suppresses the legend even when series have names.
+	NoLegend bool
+}
+
+// Panel is one line plot of a multi-panel figure.
+type Panel struct {
+	Title  string
+	Series []Series
+	Opt    LineOptions
+}
+
+// Lines draws one line plot, with a legend placed in the emptiest corner
+// of the data area.
+func Lines(title string, series []Series, opt LineOptions) (*Figure, error) {
+	lp, err := newLinePlot(title, series, opt)
+	if err != nil {
+		return nil, fmt.Errorf("plots: lines %q: %w", title, err)
+	}
+	lp.p.Title.TextStyle.Font = font.From(boldFont, figTitleSize-1)
+	render := func(c draw.Canvas) error {
+		return lp.draw(draw.Crop(c, 4, -8, 4, -6))
+	}
+	return newFigure(5.5*vg.Inch, 3.9*vg.Inch, render), nil
+}
+
+// LinePanels draws several line plots in a grid with columns columns
+// (0 = automatic) under a common title.
+func LinePanels(title string, panels []Panel, columns int) (*Figure, error) {
+	if len(panels) == 0 {
+		return nil, errors.New("plots: line panels: no panels")
+	}
+	if columns < 0 {
+		return nil, fmt.Errorf("plots: line panels: columns %d is negative", columns)
+	}
+	lps := make([]*linePlot, len(panels))
+	for i, pn := range panels {
+		lp, err := newLinePlot(pn.Title, pn.Series, pn.Opt)
+		if err != nil {
+			return nil, fmt.Errorf("plots: line panels %q: panel %d (%q): %w", title, i, pn.Title, err)
+		}
+		lps[i] = lp
+	}
+	ncol := columns
+	if ncol == 0 {
+		ncol = autoColumns(len(panels))
+	}
+	ncol = min(ncol, len(panels))
+	nrow := (len(panels) + ncol - 1) / ncol
+	titleH := vg.Length(0)
+	if title != "" {
+		titleH = 0.4 * vg.Inch
+	}
+	tileW, tileH := 4.4*vg.Inch, 3.3*vg.Inch
+	render := func(c draw.Canvas) error {
+		if title != "" {
+			drawFigureTitle(c, title)
+		}
+		body := draw.Crop(c, 4, -8, 4, -titleH)
+		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.2 * vg.Inch, PadY: 0.15 * vg.Inch}
+		for i, lp := range lps {
+			if err := lp.draw(tiles.At(body, i%ncol, i/ncol)); err != nil {
+				return fmt.Errorf("plots: line panels: panel %d (%q): %w", i, panels[i].Title, err)
+			}
+		}
+		return nil
+	}
+	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render), nil
+}
+
+// linePlot is a built gonum plot plus what legend placement needs.
+type linePlot struct {
+	p      *plot.Plot
+	opt    LineOptions
+	legend *legend
+	xy     [][2]float64 // data points, error-bar ends and segment samples
+	// y0, y1 is the Y range before legend placement; draw starts from it
+	// each time, so encoding a figure twice gives identical output.
+	y0, y1 float64
+	intX   bool // every x is a whole number: integer tick steps
+	// aspect > 0 fixes the drawn length of one x unit over one y unit.
+	aspect float64
+}
+
+func validateSeries(s Series, opt LineOptions) error {
+	if len(s.X) == 0 {
+		return errors.New("no points")
+	}
+	if len(s.X) != len(s.Y) {
+		return fmt.Errorf("%d x values but %d y values", len(s.X), len(s.Y))
+	}
+	if s.YErr != nil && len(s.YErr) != len(s.Y) {
+		return fmt.Errorf("%d error values for %d points", len(s.YErr), len(s.Y))
+	}
+	finite := 0
+	for i := range s.X {
+		x, y := s.X[i], s.Y[i]
+		if math.IsInf(x, 0) || math.IsInf(y, 0) {
+			return fmt.Errorf("point %d (%g, %g) is infinite", i, x, y)
+		}
+		if s.YErr != nil {
+			if e := s.YErr[i]; math.IsInf(e, 0) || e < 0 {
+				return fmt.Errorf("point %d: error %g must be finite and >= 0 (or NaN for none)", i, e)
+			}
+		}
+		if math.IsNaN(x) || math.IsNaN(y) {
+			continue
+		}
+		if opt.LogX && x <= 0 {
+			return fmt.Errorf("point %d: x = %g not positive on a log axis", i, x)
+		}
+		if opt.LogY && y <= 0 {
+			return fmt.Errorf("point %d: y = %g not positive on a log axis", i, y)
+		}
+		finite++
+	}
+	if finite == 0 {
+		return errors.New("no point with finite x and y")
+	}
+	return nil
+}
+
+func newLinePlot(title string, series []Series, opt LineOptions) (*linePlot, error) {
+	if len(series) == 0 {
+		return nil, errors.New("no series")
+	}
+	for i, s := range series {
+		if err := validateSeries(s, opt); err != nil {
+			return nil, fmt.Errorf("series %d (%q): %w", i, s.Name, err)
+		}
+	}
+	p := newStyledPlot(title, opt.XLabel, opt.YLabel)
+	grid := plotter.NewGrid()
+	grid.Vertical = draw.LineStyle{Color: color.Gray{0xE0}, Width: 0.5}
+	grid.Horizontal = grid.Vertical
+	p.Add(grid)
+
+	// On a log Y axis an error bar reaching zero or below is cut at a
+	// floor below the smallest positive value shown, instead of failing.
+	logFloor := math.Inf(1)
+	if opt.LogY {
+		for _, s := range series {
+			for i, y := range s.Y {
+				if math.IsNaN(y) || math.IsNaN(s.X[i]) {
+					continue
+				}
+				logFloor = math.Min(logFloor, y)
+				if s.YErr != nil && !math.IsNaN(s.YErr[i]) && y-s.YErr[i] > 0 {
+					logFloor = math.Min(logFloor, y-s.YErr[i])
+				}
+			}
+		}
+		logFloor /= 2
+	}
+
+	lp := &linePlot{p: p, opt: opt, legend: &legend{}}
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	see := func(x, y float64) {
+		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
+		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
+	}
+	for si, s := range series {
+		ls := draw.LineStyle{Color: seriesColor(si), Width: 1.6, Dashes: seriesDash(si)}
+		gs := draw.GlyphStyle{Color: seriesColor(si), Radius: 3, Shape: seriesGlyph(si)}
+		var run plotter.XYs
+		var marks plotter.XYs
+		flush := func() {
+			if len(run) > 1 {
+				l, err := plotter.NewLine(run)
+				if err == nil {
+					l.LineStyle = ls
+					p.Add(l)
+				}
+				for k := 1; k < len(run); k++ {
+					lp.sampleSegment(run[k-1], run[k])
+				}
+			}
+			if len(run) == 1 && !opt.Points {
+				marks = append(marks, run[0]) // an isolated point would be invisible
+			}
+			run = run[:0:0]
+		}
+		var bars plotter.XYs
+		var errs plotter.YErrors
+		for i := range s.X {
+			x, y := s.X[i], s.Y[i]
+			if math.IsNaN(x) || math.IsNaN(y) {
+				flush()
+				continue
+			}
+			run = append(run, plotter.XY{X: x, Y: y})
+			if opt.Points {
+				marks = append(marks, plotter.XY{X: x, Y: y})
+			}
+			see(x, y)
+			lp.xy = append(lp.xy, [2]float64{x, y})
+			if s.YErr == nil || math.IsNaN(s.YErr[i]) || s.YErr[i] == 0 {
+				continue
+			}
+			lo, hi := s.YErr[i], s.YErr[i]
+			if opt.LogY && y-lo < logFloor {
+				lo = y - logFloor
+			}
+			bars = append(bars, plotter.XY{X: x, Y: y})
+			errs = append(errs, struct{ Low, High float64 }{lo, hi})
+			see(x, y-lo)
+			see(x, y+hi)
+			lp.xy = append(lp.xy, [2]float64{x, y - lo}, [2]float64{x, y + hi})
+		}
+		flush()
+		if len(bars) > 0 {
+			eb := &plotter.YErrorBars{XYs: bars, YErrors: errs,
+				LineStyle: draw.LineStyle{Color: seriesColor(si), Width: 1}, CapWidth: 5}
+			p.Add(eb)
+		}
+		if len(marks) > 0 {
+			sc, err := plotter.NewScatter(marks)
+			if err == nil {
+				sc.GlyphStyle = gs
+				p.Add(sc)
+			}
+		}
+		if s.Name != "" && !opt.NoLegend {
+			e := legendEntry{name: s.Name, line: &ls}
+			if opt.Points {
+				e.glyph = &gs
+			}
+			lp.legend.entries = append(lp.legend.entries, e)
+		}
+	}
+	if opt.YFromZero && !opt.LogY {
+		ymin = math.Min(ymin, 0)
+	}
+	setRange(&p.X, xmin, xmax, opt.LogX, 0.03)
+	setRange(&p.Y, ymin, ymax, opt.LogY, 0.05)
+	if opt.YFromZero && !opt.LogY && ymin == 0 {
+		p.Y.Min = 0
+	}
+	intX := true
+	for _, s := range series {
+		for _, x := range s.X {
+			intX = intX && (math.IsNaN(x) || x == math.Trunc(x))
+		}
+	}
+	lp.intX = intX
+	p.X.Tick.Marker = ticker(opt.LogX, 6, intX)
+	p.Y.Tick.Marker = ticker(opt.LogY, 6, false)
+	p.Add(lp.legend)
+	lp.y0, lp.y1 = p.Y.Min, p.Y.Max
+	return lp, nil
+}
+
+// sampleSegment records points along a line segment, so that legend
+// placement also avoids the lines between data points.
+func (lp *linePlot) sampleSegment(a, b plotter.XY) {
+	const n = 12
+	for k := 1; k < n; k++ {
+		t := float64(k) / n
+		var x, y float64
+		if lp.opt.LogX {
+			x = math.Exp(math.Log(a.X)*(1-t) + math.Log(b.X)*t)
+		} else {
+			x = a.X*(1-t) + b.X*t
+		}
+		if lp.opt.LogY {
+			y = math.Exp(math.Log(a.Y)*(1-t) + math.Log(b.Y)*t)
+		} else {
+			y = a.Y*(1-t) + b.Y*t
+		}
+		lp.xy = append(lp.xy, [2]float64{x, y})
+	}
+}
+
+// setRange sets an axis range around [lo, hi] with a relative margin
+// (multiplicative on log axes), and the matching scale.
+func setRange(a *plot.Axis, lo, hi float64, log bool, margin float64) {
+	if log {
+		a.Scale = plot.LogScale{}
+		if hi <= lo {
+			lo, hi = lo/2, hi*2
+		}
+		f := math.Pow(hi/lo, margin)
+		a.Min, a.Max = lo/f, hi*f
+		return
+	}
+	if hi <= lo {
+		d := math.Max(math.Abs(lo)*0.1, 1e-9)
+		lo, hi = lo-d, hi+d
+	}
+	d := (hi - lo) * margin
+	a.Min, a.Max = lo-d, hi+d
+}
+
+// ticker returns the axis ticker; integer restricts linear steps to whole
+// numbers (used when every x value is an integer, e.g. cycles).
+func ticker(log bool, target int, integer bool) plot.Ticker {
+	if log {
+		return plot.TickerFunc(logTicks)
+	}
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick { return niceTicksInt(lo, hi, target, integer) })
+}
+
+// draw places the legend (growing the Y range when every corner would
+// hide data), fits the aspect ratio if one is set, and draws the plot on c.
+func (lp *linePlot) draw(c draw.Canvas) error {
+	lp.p.Y.Min, lp.p.Y.Max = lp.y0, lp.y1
+	area := lp.fitAspect(c)
+	lp.fitXTicks(area)
+	if len(lp.legend.entries) > 0 {
+		k, n := lp.place(area)
+		if n > 0 {
+			_, lh := lp.legend.size()
+			dc := lp.p.DataCanvas(area)
+			frac := float64((lh + 2*legendInset + 6) / dc.Size().Y)
+			if frac > 0 && frac < 0.6 {
+				a := &lp.p.Y
+				g := frac / (1 - frac)
+				if lp.opt.LogY {
+					a.Max *= math.Pow(a.Max/a.Min, g)
+				} else {
+					a.Max += (a.Max - a.Min) * g
+				}
+				area = lp.fitAspect(c)
+				k, _ = lp.place(area)
+			}
+		}
+		lp.legend.where = k
+	}
+	lp.p.Draw(area)
+	return nil
+}
+
+// fitXTicks lowers the number of x labels until they fit the axis with
+// room to spare (long labels such as -122.450 crowd a narrow panel).
+func (lp *linePlot) fitXTicks(c draw.Canvas) {
+	if lp.opt.LogX {
+		return
+	}
+	a := &lp.p.X
+	st := a.Tick.Label
+	for target := 6; target >= 2; target-- {
+		intX := lp.intX
+		a.Tick.Marker = ticker(false, target, intX)
+		w := lp.p.DataCanvas(c).Size().X
+		var need vg.Length
+		for _, t := range niceTicksInt(a.Min, a.Max, target, intX) {
+			if t.Label != "" {
+				need += st.Width(t.Label) + 10
+			}
+		}
+		if need <= w*0.85 {
+			return
+		}
+	}
+}
+
+// fitAspect shrinks c (keeping it centred) so that the data area has the
+// requested aspect. Two passes: shrinking barely changes axis sizes.
+func (lp *linePlot) fitAspect(c draw.Canvas) draw.Canvas {
+	if lp.aspect <= 0 {
+		return c
+	}
+	for range 2 {
+		dc := lp.p.DataCanvas(c)
+		w, h := dc.Size().X, dc.Size().Y
+		want := lp.aspect * (lp.p.X.Max - lp.p.X.Min) / (lp.p.Y.Max - lp.p.Y.Min)
+		if float64(w/h) > want {
+			d := (w - h*vg.Length(want)) / 2
+			c.Min.X += d
+			c.Max.X -= d
+		} else {
+			d := (h - w/vg.Length(want)) / 2
+			c.Min.Y += d
+			c.Max.Y -= d
+		}
+	}
+	return c
+}
+
+// place evaluates the legend corners against the data for canvas c.
+func (lp *linePlot) place(c draw.Canvas) (corner, int) {
+	dc := lp.p.DataCanvas(c)
+	pts := make([]vg.Point, 0, len(lp.xy))
+	for _, q := range lp.xy {
+		pts = append(pts, vg.Point{X: dc.X(lp.p.X.Norm(q[0])), Y: dc.Y(lp.p.Y.Norm(q[1]))})
+	}
+	return placeLegend(lp.legend, dc, pts)
+}

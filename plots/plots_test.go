@@ -1,0 +1,623 @@
+package plots
+
+import (
+	"bytes"
+	"image"
+	"image/color"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// renderPNG encodes f as PNG and decodes it again.
+func renderPNG(t *testing.T, f *Figure) image.Image {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := f.Encode(&buf, "png"); err != nil {
+		t.Fatalf("encode png: %v", err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatalf("decode png: %v", err)
+	}
+	return img
+}
+
+func sameRGB(c color.Color, want color.RGBA) bool {
+	r, g, b, _ := c.RGBA()
+	return uint8(r>>8) == want.R && uint8(g>>8) == want.G && uint8(b>>8) == want.B
+}
+
+// pixels returns the coordinates of all pixels of exactly colour want.
+func pixels(img image.Image, want color.RGBA) []image.Point {
+	var pts []image.Point
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			if sameRGB(img.At(x, y), want) {
+				pts = append(pts, image.Point{X: x, Y: y})
+			}
+		}
+	}
+	return pts
+}
+
+func bbox(sets ...[]image.Point) image.Rectangle {
+	r := image.Rectangle{Min: image.Point{X: math.MaxInt, Y: math.MaxInt}, Max: image.Point{X: -1, Y: -1}}
+	for _, pts := range sets {
+		for _, p := range pts {
+			r.Min.X, r.Min.Y = min(r.Min.X, p.X), min(r.Min.Y, p.Y)
+			r.Max.X, r.Max.Y = max(r.Max.X, p.X+1), max(r.Max.Y, p.Y+1)
+		}
+	}
+	return r
+}
+
+func TestHeatmapsBadInput(t *testing.T) {
+	ok := GridMap{Rows: 2, Cols: 3, Values: []float64{1, 2, 3, 4, 5, 6}}
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		panels []GridMap
+		opt    HeatOptions
+	}{
+		{"no panels", nil, HeatOptions{}},
+		{"length mismatch", []GridMap{{Rows: 2, Cols: 3, Values: []float64{1, 2, 3}}}, HeatOptions{}},
+		{"zero rows", []GridMap{{Rows: 0, Cols: 3}}, HeatOptions{}},
+		{"negative cols", []GridMap{{Rows: 2, Cols: -1}}, HeatOptions{}},
+		{"all NaN", []GridMap{{Rows: 1, Cols: 2, Values: []float64{nan, nan}}}, HeatOptions{}},
+		{"all NaN shared", []GridMap{ok, {Rows: 1, Cols: 2, Values: []float64{nan, nan}}}, HeatOptions{SharedScale: true}},
+		{"infinite", []GridMap{{Rows: 1, Cols: 2, Values: []float64{1, math.Inf(1)}}}, HeatOptions{}},
+		{"marker outside", []GridMap{{Rows: 2, Cols: 3, Values: ok.Values, Markers: []Marker{{Row: 2, Col: 0, Label: "A"}}}}, HeatOptions{}},
+		{"marker negative", []GridMap{{Rows: 2, Cols: 3, Values: ok.Values, Markers: []Marker{{Row: 0, Col: -1}}}}, HeatOptions{}},
+		{"negative columns", []GridMap{ok}, HeatOptions{Columns: -1}},
+		{"log without positive", []GridMap{{Rows: 1, Cols: 2, Values: []float64{0, 0}}}, HeatOptions{Log: true}},
+		{"negative log floor", []GridMap{ok}, HeatOptions{Log: true, LogFloor: -1}},
+	}
+	for _, tc := range cases {
+		f, err := Heatmaps("t", tc.panels, tc.opt)
+		if err == nil || f != nil {
+			t.Errorf("%s: got figure %v, err %v; want an error", tc.name, f, err)
+		}
+	}
+}
+
+func TestLinesBadInput(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name   string
+		series []Series
+		opt    LineOptions
+	}{
+		{"no series", nil, LineOptions{}},
+		{"empty series", []Series{{Name: "a"}}, LineOptions{}},
+		{"x/y mismatch", []Series{{X: []float64{1, 2}, Y: []float64{1}}}, LineOptions{}},
+		{"yerr mismatch", []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{1}}}, LineOptions{}},
+		{"all NaN", []Series{{X: []float64{1, 2}, Y: []float64{nan, nan}}}, LineOptions{}},
+		{"infinite", []Series{{X: []float64{1, math.Inf(-1)}, Y: []float64{1, 2}}}, LineOptions{}},
+		{"negative error", []Series{{X: []float64{1, 2}, Y: []float64{1, 2}, YErr: []float64{0.1, -0.1}}}, LineOptions{}},
+		{"log y of zero", []Series{{X: []float64{1, 2}, Y: []float64{0, 2}}}, LineOptions{LogY: true}},
+		{"log x of negative", []Series{{X: []float64{-1, 2}, Y: []float64{1, 2}}}, LineOptions{LogX: true}},
+	}
+	for _, tc := range cases {
+		if f, err := Lines("t", tc.series, tc.opt); err == nil || f != nil {
+			t.Errorf("Lines %s: got figure %v, err %v; want an error", tc.name, f, err)
+		}
+		if f, err := LinePanels("t", []Panel{{Title: "p", Series: tc.series, Opt: tc.opt}}, 1); err == nil || f != nil {
+			t.Errorf("LinePanels %s: got figure %v, err %v; want an error", tc.name, f, err)
+		}
+	}
+	good := []Series{{X: []float64{1}, Y: []float64{1}}}
+	if _, err := LinePanels("t", nil, 1); err == nil {
+		t.Error("LinePanels with no panels: want an error")
+	}
+	if _, err := LinePanels("t", []Panel{{Series: good}}, -1); err == nil {
+		t.Error("LinePanels with negative columns: want an error")
+	}
+}
+
+func TestScatterBadInput(t *testing.T) {
+	nan := math.NaN()
+	cases := []struct {
+		name string
+		sets []PointSet
+		opt  ScatterOptions
+	}{
+		{"no sets", nil, ScatterOptions{}},
+		{"mismatch", []PointSet{{X: []float64{1, 2}, Y: []float64{1}}}, ScatterOptions{}},
+		{"empty", []PointSet{{Name: "e"}}, ScatterOptions{}},
+		{"all NaN", []PointSet{{X: []float64{nan}, Y: []float64{1}}}, ScatterOptions{}},
+		{"infinite", []PointSet{{X: []float64{math.Inf(1)}, Y: []float64{1}}}, ScatterOptions{}},
+		{"negative aspect", []PointSet{{X: []float64{1}, Y: []float64{1}}}, ScatterOptions{Aspect: -1}},
+	}
+	for _, tc := range cases {
+		if f, err := ScatterWith("t", "x", "y", tc.sets, tc.opt); err == nil || f != nil {
+			t.Errorf("%s: got figure %v, err %v; want an error", tc.name, f, err)
+		}
+	}
+	if _, err := Scatter("t", "x", "y", nil); err == nil {
+		t.Error("Scatter with no sets: want an error")
+	}
+	if _, err := ScatterPanels("t", nil, 0); err == nil {
+		t.Error("ScatterPanels with no panels: want an error")
+	}
+}
+
+func TestEncodeFormats(t *testing.T) {
+	heat, err := Heatmaps("heat", []GridMap{{Title: "p", Rows: 2, Cols: 3, Values: []float64{1, 2, 3, 4, 5, 6},
+		Markers: []Marker{{Row: 1, Col: 2, Label: "A"}}}}, HeatOptions{ColorbarLabel: "probability"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines, err := Lines("lines", []Series{{Name: "s", X: []float64{1, 2, 3}, Y: []float64{3, 1, 2}, YErr: []float64{0.1, 0.2, 0.1}}},
+		LineOptions{XLabel: "x (units)", YLabel: "y (units)", Points: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels, err := LinePanels("panels", []Panel{
+		{Title: "a", Series: []Series{{Name: "s", X: []float64{1, 10, 100}, Y: []float64{1, 0.1, 0.01}}}, Opt: LineOptions{LogX: true, LogY: true}},
+		{Title: "b", Series: []Series{{X: []float64{0, 1}, Y: []float64{0, 1}}}},
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scatter, err := ScatterWith("scatter", "lon", "lat", []PointSet{{Name: "p", X: []float64{2.3, 2.4, 2.3}, Y: []float64{48.8, 48.9, 48.8}}},
+		ScatterOptions{Aspect: 0.66})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]*Figure{"heat": heat, "lines": lines, "panels": panels, "scatter": scatter} {
+		w, h := f.Size()
+		// vgimg makes an image of round(length in inches * dpi) pixels.
+		wantW := int(math.Round(float64(w/vg.Inch) * DefaultDPI))
+		wantH := int(math.Round(float64(h/vg.Inch) * DefaultDPI))
+		img := renderPNG(t, f)
+		if b := img.Bounds(); b.Dx() != wantW || b.Dy() != wantH {
+			t.Errorf("%s: png is %dx%d, want %dx%d", name, b.Dx(), b.Dy(), wantW, wantH)
+		}
+		if pw, ph := f.PixelSize(); pw != wantW || ph != wantH {
+			t.Errorf("%s: PixelSize %dx%d, want %dx%d", name, pw, ph, wantW, wantH)
+		}
+		var svg bytes.Buffer
+		if err := f.Encode(&svg, "svg"); err != nil {
+			t.Errorf("%s: svg: %v", name, err)
+		}
+		if s := svg.String(); !strings.Contains(s, "<svg") || !strings.Contains(s, "</svg>") {
+			t.Errorf("%s: svg output (%d bytes) is not an svg document", name, svg.Len())
+		}
+		if err := f.Encode(&bytes.Buffer{}, "gif"); err == nil {
+			t.Errorf("%s: encoding gif: want an error", name)
+		}
+	}
+	if err := lines.SetDPI(72); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := lines.Size()
+	if got := renderPNG(t, lines).Bounds().Dx(); got != int(math.Round(float64(w/vg.Inch)*72)) {
+		t.Errorf("at 72 dpi the png is %d px wide, want %v", got, float64(w/vg.Inch)*72)
+	}
+	if err := lines.SetDPI(0); err == nil {
+		t.Error("SetDPI(0): want an error")
+	}
+	if err := (*Figure)(nil).Encode(&bytes.Buffer{}, "png"); err == nil {
+		t.Error("nil figure: want an error")
+	}
+}
+
+// TestEncodeDeterministic guards against layout state leaking between
+// encodings: legend placement grows the Y range while drawing, by an
+// amount that depends on the figure size. A figure drawn at one size and
+// then resized must come out exactly like a fresh figure of the new size.
+func TestEncodeDeterministic(t *testing.T) {
+	x := []float64{0, 1, 2, 3, 4}
+	build := func() *Figure {
+		// Data fill every corner, so the legend forces a larger Y range.
+		f, err := Lines("t", []Series{
+			{Name: "top", X: x, Y: []float64{10, 10, 10, 10, 10}},
+			{Name: "bottom", X: x, Y: []float64{0, 0, 0, 0, 0}},
+		}, LineOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	used, fresh := build(), build()
+	if err := used.Encode(&bytes.Buffer{}, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	w, h := used.Size()
+	for _, f := range []*Figure{used, fresh} {
+		if err := f.SetSize(w, 2*h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var a, b bytes.Buffer
+	if err := used.Encode(&a, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if err := fresh.Encode(&b, "svg"); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("a figure encoded before resizing differs from a fresh one of the new size")
+	}
+	if err := used.SetSize(0, h); err == nil {
+		t.Error("SetSize(0, h): want an error")
+	}
+}
+
+// TestHeatmapOrientation renders a 3x4 map whose only non-zero cell is
+// (row 0, col 0) = north-east corner, and checks from the decoded PNG that
+// the hot colour sits in the top-right of the map and nowhere on the left.
+func TestHeatmapOrientation(t *testing.T) {
+	v := make([]float64, 12)
+	v[0] = 1
+	f, err := Heatmaps("", []GridMap{{Rows: 3, Cols: 4, Values: v}}, HeatOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := renderPNG(t, f)
+	// Cells are flat colours: the lowest and highest colour of the map.
+	// The colour bar is a gradient whose strips are never exactly these.
+	hot, cold := pixels(img, colorAt(1)), pixels(img, colorAt(0))
+	if len(hot) == 0 || len(cold) == 0 {
+		t.Fatalf("found %d hot and %d cold pixels; want both", len(hot), len(cold))
+	}
+	m := bbox(hot, cold) // the map's data area
+	if m.Dx() < 4*5 || m.Dy() < 3*5 {
+		t.Fatalf("map area %v too small", m)
+	}
+	cellW, cellH := float64(m.Dx())/4, float64(m.Dy())/3
+	if r := float64(m.Dx()) / float64(m.Dy()); math.Abs(r-4.0/3) > 0.05 {
+		t.Errorf("map area %v has aspect %.3f, want 4/3 (square cells)", m, r)
+	}
+	midX, midY := m.Min.X+m.Dx()/2, m.Min.Y+m.Dy()/2
+	var topRight, topLeft int
+	for _, p := range hot {
+		// Image y grows downwards: the top of the map is small y.
+		if float64(p.X) < float64(m.Max.X)-cellW-1 || float64(p.Y) > float64(m.Min.Y)+cellH+1 {
+			t.Fatalf("hot pixel %v outside the top-right cell of map %v", p, m)
+		}
+		if p.Y < midY {
+			if p.X >= midX {
+				topRight++
+			} else {
+				topLeft++
+			}
+		}
+	}
+	if topRight == 0 || topLeft != 0 {
+		t.Errorf("hot pixels: %d in the top-right quadrant, %d in the top-left; want >0 and 0", topRight, topLeft)
+	}
+	// Most of the top-right cell is hot.
+	if float64(len(hot)) < 0.8*cellW*cellH {
+		t.Errorf("%d hot pixels, want about one cell (%.0f)", len(hot), cellW*cellH)
+	}
+}
+
+// TestHeatmapMarkerPosition checks that a marker on (row 2, col 3) of a
+// 3x4 map lands in the bottom-left (south-west) cell.
+func TestHeatmapMarkerPosition(t *testing.T) {
+	v := make([]float64, 12)
+	v[5] = 1 // (1, 1): keeps the scale non-degenerate, away from the marker
+	f, err := Heatmaps("", []GridMap{{Rows: 3, Cols: 4, Values: v, Markers: []Marker{{Row: 2, Col: 3, Label: "A"}}}}, HeatOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := renderPNG(t, f)
+	m := bbox(pixels(img, colorAt(1)), pixels(img, colorAt(0)))
+	white := color.RGBA{255, 255, 255, 255}
+	var in []image.Point
+	for _, p := range pixels(img, white) {
+		if p.In(m) {
+			in = append(in, p)
+		}
+	}
+	if len(in) == 0 {
+		t.Fatalf("no white marker pixels inside map %v", m)
+	}
+	cellW, cellH := m.Dx()/4, m.Dy()/3
+	for _, p := range in {
+		if p.X > m.Min.X+cellW || p.Y < m.Max.Y-cellH {
+			t.Fatalf("marker pixel %v outside the bottom-left cell of map %v", p, m)
+		}
+	}
+}
+
+// TestHeatmapsSharedScale draws panel A with values up to 1 and panel B
+// with values up to 0.5. With a shared scale B's largest cells take the
+// middle colour and no hot colour; with separate scales they are hot.
+func TestHeatmapsSharedScale(t *testing.T) {
+	a := GridMap{Title: "A", Rows: 2, Cols: 2, Values: []float64{0, 0.25, 0.5, 1}}
+	b := GridMap{Title: "B", Rows: 2, Cols: 2, Values: []float64{0, 0.25, 0.5, 0.5}}
+	count := func(shared bool) (hotLeft, hotRight, midRight int) {
+		f, err := Heatmaps("", []GridMap{a, b}, HeatOptions{Columns: 2, SharedScale: shared})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := renderPNG(t, f)
+		half := img.Bounds().Dx() / 2
+		for _, p := range pixels(img, colorAt(1)) {
+			if p.X < half {
+				hotLeft++
+			} else {
+				hotRight++
+			}
+		}
+		for _, p := range pixels(img, colorAt(0.5)) {
+			if p.X >= half {
+				midRight++
+			}
+		}
+		return
+	}
+	hl, hr, mr := count(true)
+	// Two cells of B take the middle colour: far more than any sliver of
+	// the colour bar could contribute.
+	if hl == 0 || hr != 0 || mr < 1000 {
+		t.Errorf("shared scale: hot pixels left %d right %d, mid-colour right %d; want >0, 0, >=1000", hl, hr, mr)
+	}
+	hl, hr, _ = count(false)
+	if hl == 0 || hr == 0 {
+		t.Errorf("separate scales: hot pixels left %d right %d; want both > 0", hl, hr)
+	}
+}
+
+func TestHeatmapNaNAndLog(t *testing.T) {
+	v := []float64{0, 1e-3, 1e-2, math.NaN(), 1e-1, 1}
+	f, err := Heatmaps("", []GridMap{{Rows: 2, Cols: 3, Values: v}}, HeatOptions{Log: true, ColorbarLabel: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := renderPNG(t, f)
+	m := bbox(pixels(img, colorAt(0)), pixels(img, colorAt(1)))
+	// The NaN cell (row 1, col 0) is the bottom-right cell, in neutral grey.
+	cellW, cellH := m.Dx()/3, m.Dy()/2
+	grey := 0
+	for _, p := range pixels(img, nanColor) {
+		if p.In(m) {
+			grey++
+			if p.X < m.Max.X-cellW-1 || p.Y < m.Max.Y-cellH-1 {
+				t.Fatalf("grey pixel %v outside the bottom-right cell of map %v", p, m)
+			}
+		}
+	}
+	if float64(grey) < 0.8*float64(cellW*cellH) {
+		t.Errorf("%d grey pixels in the map, want about one cell (%d)", grey, cellW*cellH)
+	}
+	// Without NaN the map has no grey (anti-aliased text elsewhere may).
+	f, err = Heatmaps("", []GridMap{{Rows: 1, Cols: 2, Values: []float64{1, 2}}}, HeatOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img = renderPNG(t, f)
+	m = bbox(pixels(img, colorAt(0)), pixels(img, colorAt(1)))
+	for _, p := range pixels(img, nanColor) {
+		if p.In(m) {
+			t.Fatalf("grey pixel %v inside map %v without NaN", p, m)
+		}
+	}
+}
+
+func TestZScale(t *testing.T) {
+	s, err := newZScale([][]float64{{0, 1e-9, 1e-4, 1e-2}}, true, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The floor is max(smallest positive, largest * 1e-6) = 1e-8.
+	if math.Abs(s.lo-1e-8)/1e-8 > 1e-12 || s.hi != 1e-2 {
+		t.Errorf("log scale range [%g, %g], want [1e-8, 1e-2]", s.lo, s.hi)
+	}
+	if s.norm(0) != 0 || s.norm(1e-9) != 0 || s.norm(1e-2) != 1 {
+		t.Errorf("norm(0)=%g norm(1e-9)=%g norm(1e-2)=%g; want 0 0 1", s.norm(0), s.norm(1e-9), s.norm(1e-2))
+	}
+	// 1e-5 is halfway between 1e-8 and 1e-2 in log terms.
+	if got := s.norm(1e-5); math.Abs(got-0.5) > 1e-12 {
+		t.Errorf("norm(1e-5) = %g, want 0.5", got)
+	}
+	lin, err := newZScale([][]float64{{2, math.NaN(), 4}}, false, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lin.norm(3) != 0.5 || !lin.hasNaN || !math.IsNaN(lin.norm(math.NaN())) {
+		t.Errorf("linear scale: norm(3)=%g hasNaN=%v", lin.norm(3), lin.hasNaN)
+	}
+	flat, err := newZScale([][]float64{{0.2, 0.2}}, false, 0)
+	if err != nil || !near(flat.norm(0.2), 0.5) {
+		t.Errorf("constant map: norm = %g (err %v), want the middle colour 0.5", flat.norm(0.2), err)
+	}
+}
+
+// relLuminance is the WCAG relative luminance of an sRGB colour.
+func relLuminance(c color.RGBA) float64 {
+	lin := func(u uint8) float64 {
+		v := float64(u) / 255
+		if v <= 0.03928 {
+			return v / 12.92
+		}
+		return math.Pow((v+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(c.R) + 0.7152*lin(c.G) + 0.0722*lin(c.B)
+}
+
+func TestColorMapMonotoneLuminance(t *testing.T) {
+	prev := -1.0
+	for i := 0; i <= 200; i++ {
+		l := relLuminance(colorAt(float64(i) / 200))
+		if l < prev-1e-3 {
+			t.Fatalf("luminance falls at t=%g: %g after %g", float64(i)/200, l, prev)
+		}
+		prev = l
+	}
+	if c := colorAt(math.NaN()); c != nanColor {
+		t.Errorf("colorAt(NaN) = %v, want the neutral colour", c)
+	}
+	// Markers are black on white: contrast ratio 21 against any cell colour
+	// is not needed, but the white disc must differ from every map colour.
+	for i := 0; i <= 100; i++ {
+		if c := colorAt(float64(i) / 100); c == (color.RGBA{255, 255, 255, 255}) || c == nanColor {
+			t.Fatalf("colour map produces white or the NaN grey at t=%g", float64(i)/100)
+		}
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, r := range [][2]float64{{0, 1}, {0.0004, 0.041}, {-3, 17}, {0.2, 5}, {1e-7, 3e-6}, {-122.52, -122.37}, {48.82, 48.91}, {0, 15}} {
+		var vals []float64
+		for _, tk := range niceTicks(r[0], r[1], 5) {
+			if tk.Value < r[0]-1e-12 || tk.Value > r[1]+1e-12 {
+				t.Errorf("range %v: tick %g outside", r, tk.Value)
+			}
+			if tk.Label != "" {
+				vals = append(vals, tk.Value)
+			}
+		}
+		if len(vals) < 3 || len(vals) > 8 {
+			t.Errorf("range %v: %d labels %v, want 3..8", r, len(vals), vals)
+			continue
+		}
+		step := vals[1] - vals[0]
+		for i := 2; i < len(vals); i++ {
+			if math.Abs(vals[i]-vals[i-1]-step) > 1e-9*math.Abs(step) {
+				t.Errorf("range %v: uneven labels %v", r, vals)
+			}
+		}
+		// The step is 1, 2, 2.5 or 5 times a power of ten.
+		m := step / math.Pow(10, math.Floor(math.Log10(step)+1e-12))
+		if !(near(m, 1) || near(m, 2) || near(m, 2.5) || near(m, 5)) {
+			t.Errorf("range %v: step %g is not 1, 2, 2.5 or 5 x 10^k", r, step)
+		}
+	}
+	for _, tk := range niceTicksInt(0, 15, 6, true) {
+		if tk.Value != math.Trunc(tk.Value) {
+			t.Errorf("integer axis has tick at %g", tk.Value)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+func TestLogTicks(t *testing.T) {
+	for _, r := range [][2]float64{{1e-6, 1}, {0.02, 2}, {0.3, 0.9}, {1, 1e12}} {
+		n := 0
+		for _, tk := range logTicks(r[0], r[1]) {
+			if tk.Value < r[0]*(1-1e-9) || tk.Value > r[1]*(1+1e-9) {
+				t.Errorf("range %v: tick %g outside", r, tk.Value)
+			}
+			if tk.Label != "" {
+				n++
+			}
+		}
+		if n < 2 || n > 10 {
+			t.Errorf("range %v: %d labels, want 2..10", r, n)
+		}
+	}
+}
+
+func TestFormatTick(t *testing.T) {
+	cases := []struct {
+		v, step float64
+		want    string
+	}{
+		{0, 1, "0"},
+		{0.25, 0.25, "0.25"},
+		{5, 2.5, "5.0"},
+		{0.02, 0.01, "0.02"},
+		{1e-5, 1e-5, "1e-5"},
+		{2.5e-4, 5e-5, "2.5e-4"},
+		{2e6, 1e6, "2e6"},
+		{-122.45, 0.05, "-122.45"},
+	}
+	for _, c := range cases {
+		if got := formatTick(c.v, c.step); got != c.want {
+			t.Errorf("formatTick(%g, %g) = %q, want %q", c.v, c.step, got, c.want)
+		}
+	}
+}
+
+func TestPlaceLegendAvoidsData(t *testing.T) {
+	l := &legend{entries: []legendEntry{{name: "series one"}, {name: "series two"}}}
+	var dc draw.Canvas
+	dc.Rectangle = vg.Rectangle{Max: vg.Point{X: 300, Y: 200}}
+	// Points crowd the top half (as a decreasing curve would not, but a
+	// rising plateau does): the legend must go to a bottom corner.
+	var pts []vg.Point
+	for x := vg.Length(0); x <= 300; x += 5 {
+		for y := vg.Length(110); y <= 200; y += 5 {
+			pts = append(pts, vg.Point{X: x, Y: y})
+		}
+	}
+	pts = append(pts, vg.Point{X: 290, Y: 10}) // one point in the bottom right
+	k, n := placeLegend(l, dc, pts)
+	if k != bottomLeft || n != 0 {
+		t.Errorf("legend placed at corner %d covering %d points, want bottom-left (%d) covering 0", k, n, bottomLeft)
+	}
+}
+
+func TestLinesHandleGapsAndLogErrorBars(t *testing.T) {
+	// An error bar reaching below zero on a log axis and a NaN gap must
+	// still draw (the bar is cut at a floor), not fail or panic.
+	f, err := Lines("t", []Series{{Name: "s", X: []float64{1, 2, 3, 4}, Y: []float64{1, math.NaN(), 0.1, 0.01},
+		YErr: []float64{2, 0, math.NaN(), 0.005}}}, LineOptions{LogY: true, Points: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Encode(&bytes.Buffer{}, "png"); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestDegenerateShapes draws edge cases that stress the layout: a single
+// cell, a tall and a large grid, many panels, constant and single-point
+// series. They must encode without error.
+func TestDegenerateShapes(t *testing.T) {
+	big := make([]float64, 60*80)
+	for i := range big {
+		big[i] = float64(i % 7)
+	}
+	tall := make([]float64, 30*3)
+	for i := range tall {
+		tall[i] = float64(i)
+	}
+	var nine []GridMap
+	for i := range 9 {
+		nine = append(nine, GridMap{Title: "p", Rows: 2, Cols: 2, Values: []float64{1, 2, 3, float64(i)}})
+	}
+	figs := map[string]func() (*Figure, error){
+		"one cell": func() (*Figure, error) {
+			return Heatmaps("", []GridMap{{Rows: 1, Cols: 1, Values: []float64{0.5}, Markers: []Marker{{Label: "AB"}}}}, HeatOptions{})
+		},
+		"big grid": func() (*Figure, error) {
+			return Heatmaps("big", []GridMap{{Rows: 60, Cols: 80, Values: big}}, HeatOptions{Log: true, LogFloor: 0.5})
+		},
+		"tall grid": func() (*Figure, error) {
+			return Heatmaps("tall", []GridMap{{Rows: 30, Cols: 3, Values: tall}}, HeatOptions{})
+		},
+		"nine panels": func() (*Figure, error) { return Heatmaps("nine", nine, HeatOptions{SharedScale: true}) },
+		"constant series": func() (*Figure, error) {
+			return Lines("c", []Series{{Name: "c", X: []float64{1, 1}, Y: []float64{2, 2}}}, LineOptions{LogX: true, LogY: true})
+		},
+		"single point": func() (*Figure, error) {
+			return Lines("p", []Series{{Name: "p", X: []float64{1}, Y: []float64{2}, YErr: []float64{0.5}}}, LineOptions{})
+		},
+		"single scatter point": func() (*Figure, error) {
+			return ScatterWith("s", "x", "y", []PointSet{{X: []float64{1}, Y: []float64{1}}}, ScatterOptions{Aspect: 2})
+		},
+	}
+	for name, build := range figs {
+		f, err := build()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		for _, format := range []string{"png", "svg"} {
+			if err := f.Encode(&bytes.Buffer{}, format); err != nil {
+				t.Errorf("%s (%s): %v", name, format, err)
+			}
+		}
+	}
+}
