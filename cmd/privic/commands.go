@@ -1,0 +1,348 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"privic/harness"
+)
+
+// flagsFor returns the flag set of a command with fresh storage (for
+// help output); nil if the command takes no flags.
+func flagsFor(name string, out io.Writer) *flag.FlagSet {
+	var fs *flag.FlagSet
+	switch name {
+	case "run":
+		fs = (&runFlags{}).set()
+	case "validate":
+		fs = (&validateFlags{}).set()
+	case "list":
+		fs = (&listFlags{}).set()
+	case "merge":
+		fs = (&mergeFlags{}).set()
+	default:
+		return nil
+	}
+	fs.SetOutput(out)
+	return fs
+}
+
+type runFlags struct {
+	jobs       int
+	quiet      bool
+	out        string
+	force      bool
+	shard      string
+	memLimit   string
+	cpuprofile string
+	memprofile string
+}
+
+func (f *runFlags) set() *flag.FlagSet {
+	fs := newFlagSet("run")
+	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "run `N` jobs at once (default: the number of CPUs)")
+	fs.BoolVar(&f.quiet, "q", false, "quiet: no progress bar or info lines")
+	fs.StringVar(&f.out, "out", "results", "write results/<name>/ under `DIR`")
+	fs.BoolVar(&f.force, "force", false, "recompute jobs whose stored results are current")
+	fs.StringVar(&f.shard, "shard", "", "run only shard `i/n` (0 <= i < n) of every spec; join shards with privic merge")
+	fs.StringVar(&f.memLimit, "mem-limit", "", "refuse jobs estimated above `SIZE` (e.g. 8GiB; off: no limit; default: half the machine's memory)")
+	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to `FILE` (open with go tool pprof)")
+	fs.StringVar(&f.memprofile, "memprofile", "", "write an allocation profile to `FILE` at the end")
+	return fs
+}
+
+type validateFlags struct{ memLimit string }
+
+func (f *validateFlags) set() *flag.FlagSet {
+	fs := newFlagSet("validate")
+	fs.StringVar(&f.memLimit, "mem-limit", "", "memory limit to check estimates against (as for run)")
+	return fs
+}
+
+type listFlags struct{ dir string }
+
+func (f *listFlags) set() *flag.FlagSet {
+	fs := newFlagSet("list")
+	fs.StringVar(&f.dir, "dir", "experiments", "list the specs in `DIR`")
+	return fs
+}
+
+type mergeFlags struct {
+	out   string
+	jobs  int
+	quiet bool
+}
+
+func (f *mergeFlags) set() *flag.FlagSet {
+	fs := newFlagSet("merge")
+	fs.StringVar(&f.out, "out", "results", "write the merged results/<name>/ under `DIR`")
+	fs.IntVar(&f.jobs, "j", runtime.NumCPU(), "parallelism recorded in the manifest (`N`)")
+	fs.BoolVar(&f.quiet, "q", false, "quiet: no info lines")
+	return fs
+}
+
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseArgs parses flags wherever they appear among the arguments
+// (`privic run spec.toml -j 2` works); arguments after "--" are never
+// flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var tail []string
+	if i := slices.Index(args, "--"); i >= 0 {
+		args, tail = args[:i], args[i+1:]
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if err == flag.ErrHelp {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, tail...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func memLimit(s string) (int64, error) {
+	if s == "" {
+		return 0, nil // harness default: half the machine's memory
+	}
+	b, err := harness.ParseBytes(s)
+	if err != nil {
+		return 0, usagef("--mem-limit: %v", err)
+	}
+	if b == 0 {
+		return -1, nil
+	}
+	return b, nil
+}
+
+func logWriter(e *env, quiet bool) io.Writer {
+	if quiet {
+		return nil
+	}
+	return e.stderr
+}
+
+func loadSpecs(reg *harness.Registry, paths []string) ([]*harness.Spec, error) {
+	var specs []*harness.Spec
+	for _, p := range paths {
+		s, err := reg.Load(p)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, s)
+	}
+	return specs, nil
+}
+
+func cmdRun(ctx context.Context, e *env, args []string) error {
+	var f runFlags
+	fs := f.set()
+	paths, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("no spec given")
+	}
+	if f.jobs < 1 {
+		return usagef("-j %d: want at least 1", f.jobs)
+	}
+	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet)}
+	if f.shard != "" {
+		if opt.Shard, err = harness.ParseShard(f.shard); err != nil {
+			return usagef("--shard: %v", err)
+		}
+	}
+	if opt.MemLimit, err = memLimit(f.memLimit); err != nil {
+		return err
+	}
+	reg, err := harness.NewRegistry(e.kinds...)
+	if err != nil {
+		return err
+	}
+	specs, err := loadSpecs(reg, paths)
+	if err != nil {
+		return err
+	}
+	if _, err := harness.Check(specs, opt); err != nil {
+		return err
+	}
+	stop, err := startProfiles(f.cpuprofile, f.memprofile)
+	if err != nil {
+		return err
+	}
+	_, runErr := harness.Run(ctx, specs, opt)
+	if err := stop(); err != nil && runErr == nil {
+		return err
+	}
+	if runErr == nil && opt.Log != nil {
+		for _, p := range []string{f.cpuprofile, f.memprofile} {
+			if p != "" {
+				fmt.Fprintf(opt.Log, "profile written: %s (go tool pprof -http=localhost:8080 %s)\n", p, p)
+			}
+		}
+	}
+	return runErr
+}
+
+// startProfiles starts the CPU profile and returns a function that stops
+// it and writes the allocation profile.
+func startProfiles(cpu, mem string) (stop func() error, err error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		if cpuFile, err = os.Create(cpu); err != nil {
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
+			cpuFile.Close()
+			return nil, fmt.Errorf("--cpuprofile: %w", err)
+		}
+	}
+	return func() error {
+		var first error
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			if err := cpuFile.Close(); err != nil {
+				first = fmt.Errorf("--cpuprofile: %w", err)
+			}
+		}
+		if mem != "" {
+			f, err := os.Create(mem)
+			if err != nil {
+				return fmt.Errorf("--memprofile: %w", err)
+			}
+			runtime.GC()
+			if err := pprof.Lookup("allocs").WriteTo(f, 0); err != nil && first == nil {
+				first = fmt.Errorf("--memprofile: %w", err)
+			}
+			if err := f.Close(); err != nil && first == nil {
+				first = fmt.Errorf("--memprofile: %w", err)
+			}
+		}
+		return first
+	}, nil
+}
+
+func cmdValidate(ctx context.Context, e *env, args []string) error {
+	var f validateFlags
+	paths, err := parseArgs(f.set(), args)
+	if err != nil {
+		return err
+	}
+	if len(paths) == 0 {
+		return usagef("no spec given")
+	}
+	limit, err := memLimit(f.memLimit)
+	if err != nil {
+		return err
+	}
+	reg, err := harness.NewRegistry(e.kinds...)
+	if err != nil {
+		return err
+	}
+	// Check every spec and report each bad one, so one call finds all
+	// problems; the last error is returned for the exit status.
+	var last error
+	for _, p := range paths {
+		s, err := reg.Load(p)
+		var checked []harness.Checked
+		if err == nil {
+			checked, err = harness.Check([]*harness.Spec{s}, harness.RunOptions{MemLimit: limit})
+		}
+		if err != nil {
+			if last != nil {
+				fmt.Fprintf(e.stderr, "privic: %s\n", oneLine(last.Error()))
+			}
+			last = err
+			continue
+		}
+		c := checked[0]
+		fmt.Fprintf(e.stdout, "%s: ok: kind %s, %d jobs -> results/%s/ (spec hash %.12s)\n", p, s.Kind.Name(), c.Jobs, s.Name, s.Hash)
+	}
+	return last
+}
+
+func cmdList(ctx context.Context, e *env, args []string) error {
+	var f listFlags
+	rest, err := parseArgs(f.set(), args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("unexpected argument %q", rest[0])
+	}
+	reg, err := harness.NewRegistry(e.kinds...)
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "Experiment kinds (their keys: experiments/README.md):")
+	for _, k := range reg.Kinds() {
+		fmt.Fprintf(tw, "  %s\t%s\n", k.Name(), k.Describe())
+		if out := k.Outputs(); len(out) > 0 {
+			fmt.Fprintf(tw, "  \twrites %s\n", strings.Join(out, ", "))
+		}
+	}
+	tw.Flush()
+	paths, _ := filepath.Glob(filepath.Join(f.dir, "*.toml"))
+	if len(paths) == 0 {
+		fmt.Fprintf(e.stdout, "\nNo specs in %s/.\n", f.dir)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "\nSpecs in %s/ (privic run SPEC writes results/<name>/):\n", f.dir)
+	tw = tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	for _, p := range paths {
+		s, err := reg.Load(p)
+		var checked []harness.Checked
+		if err == nil {
+			checked, err = harness.Check([]*harness.Spec{s}, harness.RunOptions{MemLimit: -1})
+		}
+		if err != nil {
+			fmt.Fprintf(tw, "  %s\tINVALID: %s\n", p, oneLine(strings.TrimPrefix(err.Error(), p+": ")))
+			continue
+		}
+		fmt.Fprintf(tw, "  %s\t%s -> results/%s/\t%d jobs\t%s\n", p, s.Kind.Name(), s.Name, checked[0].Jobs, s.Description)
+	}
+	return tw.Flush()
+}
+
+func cmdMerge(ctx context.Context, e *env, args []string) error {
+	var f mergeFlags
+	dirs, err := parseArgs(f.set(), args)
+	if err != nil {
+		return err
+	}
+	if len(dirs) == 0 {
+		return usagef("no shard directory given")
+	}
+	if f.jobs < 1 {
+		return usagef("-j %d: want at least 1", f.jobs)
+	}
+	reg, err := harness.NewRegistry(e.kinds...)
+	if err != nil {
+		return err
+	}
+	_, err = harness.Merge(ctx, reg, dirs, harness.RunOptions{Out: f.out, Jobs: f.jobs, Log: logWriter(e, f.quiet)})
+	return err
+}

@@ -1,0 +1,216 @@
+// Package testkind is an experiment kind for the harness's own tests: it
+// exercises sweeps, nested tables, several tables per job, Finish,
+// memory estimates, and failure on demand, without any real kernel.
+package testkind
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"privic/harness"
+)
+
+// Kind is the test kind "testkind". Its hooks let a test act at precise
+// points (they are not part of the spec, so they do not change its hash).
+type Kind struct {
+	// KindName overrides the name (default "testkind").
+	KindName string
+	// OnRun is called at the start of every job, OnDone when it returns.
+	OnRun, OnDone func(key string)
+	// OnFinish is called by Finish before it writes anything.
+	OnFinish func(out *harness.Output)
+	// Alone makes the kind harness.Exclusive.
+	Alone bool
+}
+
+// Exclusive implements harness.Exclusive.
+func (k *Kind) Exclusive() bool { return k.Alone }
+
+// Params are testkind's parameters.
+type Params struct {
+	Beta     harness.Sweep `toml:"beta"`      // each > 0
+	Reps     int           `toml:"reps"`      // 1..1000
+	Draws    int           `toml:"draws"`     // 1..100000 values per job
+	Mode     string        `toml:"mode"`      // "gauss" or "uniform"
+	Fail     string        `toml:"fail"`      // key of a job that fails ("" none)
+	Panic    string        `toml:"panic"`     // key of a job that panics
+	SleepMS  int           `toml:"sleep_ms"`  // per-job sleep up to this (key-dependent jitter)
+	MemBytes int64         `toml:"mem_bytes"` // each job's memory estimate
+	Grid     Grid          `toml:"grid"`
+	Tags     []string      `toml:"tags"`
+}
+
+// Grid is a nested table, to test nested key errors.
+type Grid struct {
+	Rows int `toml:"rows"` // >= 1
+	Cols int `toml:"cols"` // >= 1
+}
+
+// Validate implements harness.Params.
+func (p *Params) Validate() error {
+	if err := p.Beta.Check("params.beta", "beta must be > 0", func(v float64) bool { return v > 0 }); err != nil {
+		return err
+	}
+	if p.Beta.Len() == 0 {
+		return errors.New("params.beta: give at least one value")
+	}
+	switch {
+	case p.Reps < 1 || p.Reps > 1000:
+		return fmt.Errorf("params.reps = %d: reps must be in [1, 1000]", p.Reps)
+	case p.Draws < 1 || p.Draws > 100000:
+		return fmt.Errorf("params.draws = %d: draws must be in [1, 100000]", p.Draws)
+	case p.Mode != "gauss" && p.Mode != "uniform":
+		return fmt.Errorf("params.mode = %q: mode must be \"gauss\" or \"uniform\"", p.Mode)
+	case p.SleepMS < 0 || p.SleepMS > 10000:
+		return fmt.Errorf("params.sleep_ms = %d: sleep_ms must be in [0, 10000]", p.SleepMS)
+	case p.MemBytes < 0:
+		return fmt.Errorf("params.mem_bytes = %d: mem_bytes must be >= 0", p.MemBytes)
+	case p.Grid.Rows < 1:
+		return fmt.Errorf("params.grid.rows = %d: rows must be >= 1", p.Grid.Rows)
+	case p.Grid.Cols < 1:
+		return fmt.Errorf("params.grid.cols = %d: cols must be >= 1", p.Grid.Cols)
+	}
+	return nil
+}
+
+// Name implements harness.Kind.
+func (k *Kind) Name() string {
+	if k.KindName != "" {
+		return k.KindName
+	}
+	return "testkind"
+}
+
+// Describe implements harness.Kind.
+func (k *Kind) Describe() string { return "random draws per beta and repetition (harness tests)" }
+
+// Outputs implements harness.Kind.
+func (k *Kind) Outputs() []string {
+	return []string{"draws.csv", "means.csv", "summary.csv", "notes/summary.txt"}
+}
+
+// NewParams implements harness.Kind.
+func (k *Kind) NewParams() harness.Params {
+	return &Params{Beta: harness.SweepOf(0.5, 1, 2), Reps: 3, Draws: 20, Mode: "gauss", Grid: Grid{Rows: 2, Cols: 3}}
+}
+
+type arg struct {
+	beta  float64
+	rep   int
+	p     *Params
+	sleep time.Duration
+}
+
+// Plan implements harness.Kind.
+func (k *Kind) Plan(ps harness.Params) ([]harness.Job, error) {
+	p := ps.(*Params)
+	var jobs []harness.Job
+	for _, b := range p.Beta.Values() {
+		for r := range p.Reps {
+			key := fmt.Sprintf("beta=%s/rep=%d", harness.FormatFloat(b), r)
+			var sleep time.Duration
+			if p.SleepMS > 0 {
+				// Jitter from the key, not the job's random stream, so the
+				// numbers do not depend on it but finishing order varies.
+				h := fnv.New64a()
+				io.WriteString(h, key)
+				sleep = time.Duration(h.Sum64()%uint64(p.SleepMS*1000)) * time.Microsecond
+			}
+			jobs = append(jobs, harness.Job{Key: key, Arg: arg{beta: b, rep: r, p: p, sleep: sleep}})
+		}
+	}
+	return jobs, nil
+}
+
+// EstimateBytes implements harness.MemoryEstimator.
+func (k *Kind) EstimateBytes(job harness.Job) int64 { return job.Arg.(arg).p.MemBytes }
+
+// Run implements harness.Kind.
+func (k *Kind) Run(ctx context.Context, job harness.Job, rng *rand.Rand) ([]harness.Table, error) {
+	a := job.Arg.(arg)
+	if k.OnRun != nil {
+		k.OnRun(job.Key)
+	}
+	if k.OnDone != nil {
+		defer k.OnDone(job.Key)
+	}
+	if a.sleep > 0 {
+		select {
+		case <-time.After(a.sleep):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	switch job.Key {
+	case a.p.Fail:
+		return nil, errors.New("failed on purpose")
+	case a.p.Panic:
+		var m map[string]int
+		m["boom"]++ // a real runtime panic (nil map), not a panic(string)
+	}
+	draws := harness.Table{Name: "draws", Header: []string{"beta", "rep", "i", "value"}}
+	sum := 0.0
+	for i := range a.p.Draws {
+		var v float64
+		if a.p.Mode == "gauss" {
+			v = a.beta + rng.NormFloat64()
+		} else {
+			v = a.beta * rng.Float64()
+		}
+		sum += v
+		draws.Rows = append(draws.Rows, []string{harness.FormatFloat(a.beta), strconv.Itoa(a.rep), strconv.Itoa(i), harness.FormatFloat(v)})
+	}
+	means := harness.Table{Name: "means", Header: []string{"beta", "rep", "mean"},
+		Rows: [][]string{{harness.FormatFloat(a.beta), strconv.Itoa(a.rep), harness.FormatFloat(sum / float64(a.p.Draws))}}}
+	return []harness.Table{draws, means}, nil
+}
+
+// Finish implements harness.Kind: per beta, the mean and count of the
+// job means, from the merged means table.
+func (k *Kind) Finish(ctx context.Context, ps harness.Params, out *harness.Output) error {
+	if k.OnFinish != nil {
+		k.OnFinish(out)
+	}
+	t, err := out.ReadTable("means")
+	if err != nil {
+		return err
+	}
+	type acc struct {
+		n   int
+		sum float64
+	}
+	var order []string
+	by := map[string]*acc{}
+	for _, row := range t.Rows {
+		v, err := harness.ParseFloat(row[2])
+		if err != nil {
+			return err
+		}
+		a, ok := by[row[0]]
+		if !ok {
+			a = &acc{}
+			by[row[0]] = a
+			order = append(order, row[0])
+		}
+		a.n++
+		a.sum += v
+	}
+	sum := harness.Table{Name: "summary", Header: []string{"beta", "reps", "mean"}}
+	for _, b := range order {
+		a := by[b]
+		sum.Rows = append(sum.Rows, []string{b, strconv.Itoa(a.n), harness.FormatFloat(a.sum / float64(a.n))})
+	}
+	if err := out.WriteTable(sum); err != nil {
+		return err
+	}
+	return out.Create("notes/summary.txt", func(w io.Writer) error {
+		_, err := fmt.Fprintf(w, "%d betas, %d job means\n", len(order), len(t.Rows))
+		return err
+	})
+}

@@ -1,0 +1,494 @@
+package harness
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
+)
+
+// ErrInterrupted is returned (wrapped) when the caller's context is
+// cancelled, e.g. by Ctrl-C: every job finished so far is stored and a
+// rerun resumes from there.
+var ErrInterrupted = errors.New("interrupted")
+
+// RunOptions configure Run and Merge. The zero value runs everything into
+// results/ with one job per CPU and no output.
+type RunOptions struct {
+	// Out is the results root; each spec writes Out/<name>/. Default "results".
+	Out string
+	// Jobs is how many jobs run at once. Default runtime.NumCPU().
+	Jobs int
+	// Force recomputes jobs whose stored results are current.
+	Force bool
+	// Shard runs only the jobs of one shard and skips Finish; `privic
+	// merge` joins the shards.
+	Shard Shard
+	// MemLimit refuses jobs whose estimate (MemoryEstimator) exceeds it and
+	// keeps the estimates of the jobs running at once below it. 0 means
+	// DefaultMemLimit(); negative means no limit.
+	MemLimit int64
+	// Log receives progress and info lines (stderr in the CLI); nil is
+	// silent. On a terminal progress is a bar, otherwise a line every
+	// ProgressEvery (default 5 s); both start after a second.
+	Log           io.Writer
+	ProgressEvery time.Duration
+}
+
+func (o RunOptions) withDefaults() RunOptions {
+	if o.Out == "" {
+		o.Out = "results"
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.MemLimit == 0 {
+		o.MemLimit = DefaultMemLimit()
+	}
+	return o
+}
+
+// Exclusive is implemented by kinds whose jobs must run alone, such as
+// ones that time kernels: while such a job runs, no other job of the run
+// (of any spec) does, whatever -j says.
+type Exclusive interface {
+	Exclusive() bool
+}
+
+// Result summarises one spec of a run or merge.
+type Result struct {
+	Spec     *Spec
+	Dir      string // Out/<name>
+	Manifest *Manifest
+}
+
+// specRun is the state of one spec during a run.
+type specRun struct {
+	spec     *Spec
+	dir      string
+	jobs     []PlannedJob
+	estimate []int64 // per job, bytes (0 when the kind does not say)
+	unlock   func()
+
+	mu       sync.Mutex
+	recs     []*record // by plan index; nil: not stored
+	reused   []bool
+	todo     []int // plan indices to compute
+	pending  int   // jobs of todo not yet stored
+	computed int
+	manifest *Manifest
+	result   Result
+}
+
+// Run runs the specs: plans every job, checks memory estimates, reuses
+// stored results whose spec hash matches (unless Force), computes the rest
+// in parallel, then for each spec merges the job tables in plan order,
+// calls Finish and writes manifest.json. Bad input is reported before
+// anything is written. The first error, or cancellation of ctx, stops
+// every job; finished jobs stay stored.
+func Run(ctx context.Context, specs []*Spec, opt RunOptions) ([]Result, error) {
+	opt = opt.withDefaults()
+	runs, err := prepare(specs, opt)
+	if err != nil {
+		return nil, err
+	}
+	env := CurrentEnv(ctx)
+	con := newConsole(opt.Log, opt.ProgressEvery)
+	defer unlockAll(runs)
+	for _, r := range runs {
+		if err := r.open(opt); err != nil {
+			return nil, err
+		}
+	}
+	return execute(ctx, runs, opt, con, env, nil)
+}
+
+// prepare plans the specs and applies the memory guard; it writes nothing.
+func prepare(specs []*Spec, opt RunOptions) ([]*specRun, error) {
+	if len(specs) == 0 {
+		return nil, errors.New("no specs to run")
+	}
+	byName := map[string]string{}
+	var runs []*specRun
+	for _, s := range specs {
+		if prev, dup := byName[s.Name]; dup {
+			return nil, fmt.Errorf("%s: name %q is also used by %s: both would write %s", s.Path, s.Name, prev, filepath.Join(opt.Out, s.Name))
+		}
+		byName[s.Name] = s.Path
+		jobs, err := s.Plan()
+		if err != nil {
+			return nil, err
+		}
+		r := &specRun{spec: s, dir: filepath.Join(opt.Out, s.Name), jobs: jobs, estimate: make([]int64, len(jobs))}
+		if err := r.checkMemory(opt); err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+// checkMemory asks the kind for each job's memory and refuses the spec
+// if one job alone exceeds the limit.
+func (r *specRun) checkMemory(opt RunOptions) error {
+	est, ok := r.spec.Kind.(MemoryEstimator)
+	if !ok {
+		return nil
+	}
+	for _, j := range r.jobs {
+		if !opt.Shard.Contains(j.Index) {
+			continue
+		}
+		var b int64
+		if err := safely(func() error { b = est.EstimateBytes(j.Job); return nil }); err != nil {
+			return fmt.Errorf("%s: job %s: memory estimate: %v", r.spec.Path, j.Key, err)
+		}
+		r.estimate[j.Index] = max(b, 0)
+		if opt.MemLimit > 0 && b > opt.MemLimit {
+			return fmt.Errorf("%s: job %s needs about %s of memory, above the limit of %s (--mem-limit; default half the machine's memory)",
+				r.spec.Path, j.Key, FormatBytes(b), FormatBytes(opt.MemLimit))
+		}
+	}
+	return nil
+}
+
+// open prepares the experiment directory: lock, stale temporary files
+// removed, job files of other plans removed, stored results loaded.
+func (r *specRun) open(opt RunOptions) error {
+	fail := func(err error) error { return fmt.Errorf("%s: %w", r.spec.Path, err) }
+	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
+		return fail(err)
+	}
+	unlock, err := lockDir(r.dir)
+	if err != nil {
+		return fail(err)
+	}
+	r.unlock = unlock
+	if err := removeTemps(r.dir); err != nil {
+		return fail(err)
+	}
+	if err := removeForeignJobs(r.dir, r.jobs); err != nil {
+		return fail(err)
+	}
+	r.recs = make([]*record, len(r.jobs))
+	r.reused = make([]bool, len(r.jobs))
+	for _, j := range r.jobs {
+		if !opt.Shard.Contains(j.Index) {
+			continue
+		}
+		if !opt.Force {
+			if rec, _ := readRecord(filepath.Join(r.dir, jobsDir, jobFileName(j.Key)), r.spec.Hash, j.Key); rec != nil {
+				r.recs[j.Index], r.reused[j.Index] = rec, true
+				continue
+			}
+		}
+		r.todo = append(r.todo, j.Index)
+	}
+	r.pending = len(r.todo)
+	return nil
+}
+
+// removeForeignJobs deletes job files that belong to no job of the plan
+// (left by an earlier version of the spec), so the store holds exactly
+// the plan's jobs.
+func removeForeignJobs(dir string, jobs []PlannedJob) error {
+	want := make(map[string]bool, len(jobs))
+	for _, j := range jobs {
+		want[jobFileName(j.Key)] = true
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, jobsDir))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if !e.IsDir() && strings.HasSuffix(e.Name(), ".json") && !want[e.Name()] {
+			if err := os.Remove(filepath.Join(dir, jobsDir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func unlockAll(runs []*specRun) {
+	for _, r := range runs {
+		if r.unlock != nil {
+			r.unlock()
+		}
+	}
+}
+
+// execute computes the pending jobs of all specs in one errgroup, and
+// completes each spec (tables, Finish, manifest) in the slot of its last
+// job, so no spec waits for another's jobs.
+func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console, env Env, mergedFrom []string) ([]Result, error) {
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(opt.Jobs)
+	lim := &limits{}
+	if opt.MemLimit > 0 {
+		lim.mem = semaphore.NewWeighted(opt.MemLimit)
+	}
+	total := 0
+	for _, r := range runs {
+		total += len(r.todo)
+	}
+	con.startProgress("privic", total)
+	finish := func(r *specRun) error {
+		return r.complete(gctx, opt, con, env, start, mergedFrom)
+	}
+submit:
+	for _, r := range runs {
+		if len(r.todo) == 0 {
+			g.Go(func() error { return finish(r) })
+			continue
+		}
+		for _, i := range r.todo {
+			if gctx.Err() != nil {
+				break submit
+			}
+			g.Go(func() error {
+				last, err := r.runJob(gctx, i, lim, con)
+				if err != nil || !last {
+					return err
+				}
+				return finish(r)
+			})
+		}
+	}
+	err := g.Wait()
+	con.stopProgress()
+	if ctx.Err() != nil {
+		stored, want := 0, 0
+		for _, r := range runs {
+			for _, j := range r.jobs {
+				if opt.Shard.Contains(j.Index) {
+					want++
+					if r.recs[j.Index] != nil {
+						stored++
+					}
+				}
+			}
+		}
+		return nil, fmt.Errorf("%w: %d of %d jobs stored; run the same command again to resume", ErrInterrupted, stored, want)
+	}
+	if err != nil {
+		return nil, err
+	}
+	results := make([]Result, len(runs))
+	for i, r := range runs {
+		results[i] = r.result
+	}
+	return results, nil
+}
+
+// limits are what jobs share besides the errgroup's slots.
+type limits struct {
+	mem *semaphore.Weighted // memory estimates of running jobs; nil: no limit
+	// alone is held for writing by a job of an Exclusive kind and for
+	// reading by every other job.
+	alone sync.RWMutex
+}
+
+// runJob computes and stores one job; last reports whether it was the
+// spec's last pending job.
+func (r *specRun) runJob(ctx context.Context, i int, lim *limits, con *console) (last bool, err error) {
+	j := r.jobs[i]
+	fail := func(err error) error { return fmt.Errorf("%s: job %s: %w", r.spec.Path, j.Key, err) }
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if est := r.estimate[i]; lim.mem != nil && est > 0 {
+		if err := lim.mem.Acquire(ctx, est); err != nil {
+			return false, err
+		}
+		defer lim.mem.Release(est)
+	}
+	if ex, ok := r.spec.Kind.(Exclusive); ok && ex.Exclusive() {
+		lim.alone.Lock()
+		defer lim.alone.Unlock()
+	} else {
+		lim.alone.RLock()
+		defer lim.alone.RUnlock()
+	}
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	t0 := time.Now()
+	var tables []Table
+	err = safely(func() error {
+		var err error
+		tables, err = r.spec.Kind.Run(ctx, j.Job, j.Rand())
+		return err
+	})
+	secs := time.Since(t0).Seconds()
+	if ctx.Err() != nil {
+		// A job cut short may return partial tables without an error:
+		// never store what ran under a cancelled context.
+		return false, ctx.Err()
+	}
+	if err != nil {
+		return false, fail(errors.New(oneLine(err.Error())))
+	}
+	for _, t := range tables {
+		if err := checkTable(t); err != nil {
+			return false, fail(err)
+		}
+	}
+	if names := tableNames(tables); len(names) != len(slices.Compact(slices.Sorted(slices.Values(names)))) {
+		return false, fail(fmt.Errorf("tables %q: a job returns each table once", names))
+	}
+	rec := newRecord(r.spec.Hash, j.Key, secs, tables)
+	if err := writeRecord(filepath.Join(r.dir, jobsDir, jobFileName(j.Key)), rec); err != nil {
+		return false, fail(err)
+	}
+	r.mu.Lock()
+	r.recs[i] = rec
+	r.computed++
+	r.pending--
+	last = r.pending == 0
+	r.mu.Unlock()
+	con.jobDone()
+	return last, nil
+}
+
+func tableNames(ts []Table) []string {
+	n := make([]string, len(ts))
+	for i, t := range ts {
+		n[i] = t.Name
+	}
+	return n
+}
+
+// complete finishes a spec whose jobs are all stored: merged tables,
+// Finish and manifest (only the manifest for a shard).
+func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, env Env, start time.Time, mergedFrom []string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s := r.spec
+	m := &Manifest{
+		Format: 1, Name: s.Name, Kind: s.Kind.Name(), Description: s.Description,
+		SpecFile: s.Path, SpecHash: s.Hash, Seed: s.Seed, Shard: opt.Shard.String(),
+		MergedFrom: mergedFrom, Env: env, Parallelism: opt.Jobs, Start: start.UTC(),
+		Jobs: []JobTiming{}, Tables: []string{},
+	}
+	var recs []*record
+	for _, j := range r.jobs {
+		if !opt.Shard.Contains(j.Index) {
+			continue
+		}
+		rec := r.recs[j.Index]
+		if rec == nil {
+			return fmt.Errorf("%s: job %s has no stored result (internal error)", s.Path, j.Key)
+		}
+		recs = append(recs, rec)
+		m.Jobs = append(m.Jobs, JobTiming{Key: j.Key, Seconds: rec.Seconds, Reused: r.reused[j.Index]})
+		if r.reused[j.Index] {
+			m.JobsReused++
+		} else {
+			m.JobsComputed++
+		}
+	}
+	// spec.toml, the tables and the manifest are written together, after
+	// the jobs, so they always describe the same spec.
+	if err := writeBytes(filepath.Join(r.dir, specCopy), s.Source); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if opt.Shard.Whole() {
+		tables, err := mergeTables(recs)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Path, err)
+		}
+		if err := removeOldTables(r.dir, tables); err != nil {
+			return fmt.Errorf("%s: %w", s.Path, err)
+		}
+		for _, t := range tables {
+			if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
+				return fmt.Errorf("%s: %w", s.Path, err)
+			}
+			m.Tables = append(m.Tables, t.Name)
+		}
+		out := &Output{dir: r.dir, name: s.Name, console: con, jobTables: m.Tables}
+		t0 := time.Now()
+		err = safely(func() error { return s.Kind.Finish(ctx, s.Params, out) })
+		m.FinishSeconds = time.Since(t0).Seconds()
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: finish: %s", s.Path, oneLine(err.Error()))
+		}
+	}
+	end := time.Now()
+	m.End = end.UTC()
+	m.WallSeconds = end.Sub(start).Seconds()
+	if err := writeManifest(filepath.Join(r.dir, manifestFile), m); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	r.manifest = m
+	r.result = Result{Spec: s, Dir: r.dir, Manifest: m}
+	what := "jobs"
+	if !opt.Shard.Whole() {
+		what = "jobs of shard " + opt.Shard.String()
+	}
+	con.Logf("%s: %d %s (%d computed, %d reused) in %s -> %s", s.Name, len(recs), what, m.JobsComputed, m.JobsReused, shortDuration(end.Sub(start)), r.dir)
+	return nil
+}
+
+// Checked is what Check found out about a spec.
+type Checked struct {
+	Spec     *Spec
+	Jobs     int   // jobs in the plan (all shards)
+	MaxBytes int64 // largest memory estimate of a job (0 if the kind gives none)
+}
+
+// Check plans the specs and applies the memory guard without writing
+// anything (what `privic validate` does, and what Run does first).
+func Check(specs []*Spec, opt RunOptions) ([]Checked, error) {
+	opt = opt.withDefaults()
+	runs, err := prepare(specs, opt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Checked, len(runs))
+	for i, r := range runs {
+		out[i] = Checked{Spec: r.spec, Jobs: len(r.jobs), MaxBytes: slices.Max(r.estimate)}
+	}
+	return out, nil
+}
+
+// removeOldTables deletes the merged job tables of the previous run (as
+// its manifest lists them) that this run no longer produces, so a
+// directory never mixes tables of two versions of a kind.
+func removeOldTables(dir string, tables []Table) error {
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return nil // no previous run
+	}
+	var old Manifest
+	if json.Unmarshal(b, &old) != nil {
+		return nil
+	}
+	for _, name := range old.Tables {
+		if !namePattern.MatchString(name) || slices.ContainsFunc(tables, func(t Table) bool { return t.Name == name }) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name+".csv")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}

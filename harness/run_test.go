@@ -1,0 +1,463 @@
+package harness_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"privic/harness"
+	"privic/harness/internal/testkind"
+)
+
+const runSpec = `kind = "testkind"
+name = "exp"
+seed = 11
+[params]
+beta = [0.5, 1, 2, 4]
+reps = 5
+draws = 30
+sleep_ms = 2
+`
+
+// tree returns the files of an output root that must be byte-identical
+// between equivalent runs: everything except the job store, manifests
+// (timings) and lock files. It fails the test on leftover temporary files.
+func tree(t *testing.T, root string) map[string]string {
+	t.Helper()
+	files := map[string]string{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), ".tmp-") {
+			t.Errorf("temporary file left behind: %s", path)
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() || d.Name() == "manifest.json" || d.Name() == ".lock" || strings.Contains(filepath.ToSlash(rel), "/jobs/") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		files[filepath.ToSlash(rel)] = string(b)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+func sameTree(t *testing.T, a, b map[string]string) {
+	t.Helper()
+	if len(a) == 0 {
+		t.Fatal("empty output tree")
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		switch {
+		case !ok:
+			t.Errorf("%s missing in the second run", k)
+		case v != w:
+			t.Errorf("%s differs between runs", k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			t.Errorf("%s only in the second run", k)
+		}
+	}
+}
+
+func run(t *testing.T, reg *harness.Registry, spec, out string, opt harness.RunOptions) ([]harness.Result, error) {
+	t.Helper()
+	opt.Out = out
+	s, err := reg.Load(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return harness.Run(context.Background(), []*harness.Spec{s}, opt)
+}
+
+func mustRun(t *testing.T, reg *harness.Registry, spec, out string, opt harness.RunOptions) []harness.Result {
+	t.Helper()
+	res, err := run(t, reg, spec, out, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func readManifest(t *testing.T, dir string) harness.Manifest {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m harness.Manifest
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestDeterministicAcrossParallelism: -j 1 and -j 8 give the same bytes,
+// and the rows are the plan's jobs in plan order with each job's own
+// random stream (recomputed here from JobRand).
+func TestDeterministicAcrossParallelism(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	spec := writeSpec(t, dir, "exp.toml", runSpec)
+	mustRun(t, reg, spec, filepath.Join(dir, "j1"), harness.RunOptions{Jobs: 1})
+	mustRun(t, reg, spec, filepath.Join(dir, "j8"), harness.RunOptions{Jobs: 8})
+	a, b := tree(t, filepath.Join(dir, "j1")), tree(t, filepath.Join(dir, "j8"))
+	sameTree(t, a, b)
+
+	lines := strings.Split(strings.TrimSpace(a["exp/means.csv"]), "\n")
+	if lines[0] != "beta,rep,mean" || len(lines) != 1+4*5 {
+		t.Fatalf("means.csv: %d lines, header %q", len(lines), lines[0])
+	}
+	i := 1
+	for _, beta := range []string{"0.5", "1", "2", "4"} {
+		for rep := range 5 {
+			f := strings.Split(lines[i], ",")
+			if f[0] != beta || f[1] != strconv.Itoa(rep) {
+				t.Fatalf("row %d is %q, want beta %s rep %d (plan order)", i, lines[i], beta, rep)
+			}
+			rng := harness.JobRand(11, "beta="+beta+"/rep="+strconv.Itoa(rep))
+			b, _ := strconv.ParseFloat(beta, 64)
+			sum := 0.0
+			for range 30 {
+				sum += b + rng.NormFloat64()
+			}
+			if f[2] != harness.FormatFloat(sum/30) {
+				t.Fatalf("row %d mean %s, recomputed %s", i, f[2], harness.FormatFloat(sum/30))
+			}
+			i++
+		}
+	}
+	if !strings.HasPrefix(a["exp/summary.csv"], "beta,reps,mean\n0.5,5,") || a["exp/notes/summary.txt"] != "4 betas, 20 job means\n" {
+		t.Errorf("Finish outputs: %q %q", a["exp/summary.csv"], a["exp/notes/summary.txt"])
+	}
+}
+
+func TestManifestAndReuse(t *testing.T) {
+	dir := t.TempDir()
+	var runs atomic.Int64
+	reg := registry(t, &testkind.Kind{OnRun: func(string) { runs.Add(1) }})
+	spec := writeSpec(t, dir, "exp.toml", runSpec)
+	out := filepath.Join(dir, "out")
+	res := mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 3})
+	m := readManifest(t, filepath.Join(out, "exp"))
+	s := mustLoad(t, reg, spec)
+	jobs, _ := s.Plan()
+	if m.SpecHash != s.Hash || m.Seed != 11 || m.Kind != "testkind" || m.Name != "exp" || m.Shard != "all" || m.Parallelism != 3 {
+		t.Errorf("manifest header %+v", m)
+	}
+	if m.GoVersion != runtime.Version() || m.GOOS != runtime.GOOS || m.GOARCH != runtime.GOARCH || m.CPU == "" || m.NumCPU != runtime.NumCPU() {
+		t.Errorf("manifest env %+v", m.Env)
+	}
+	if m.GitCommit != "unknown" && !regexp.MustCompile(`^[0-9a-f]{40,64}$`).MatchString(m.GitCommit) {
+		t.Errorf("git commit %q", m.GitCommit)
+	}
+	if len(m.Jobs) != len(jobs) || m.JobsComputed != len(jobs) || m.JobsReused != 0 || m.End.Before(m.Start) {
+		t.Fatalf("manifest jobs: %d timings, %d computed, %d reused", len(m.Jobs), m.JobsComputed, m.JobsReused)
+	}
+	for i, j := range m.Jobs {
+		if j.Key != jobs[i].Key || j.Seconds <= 0 || j.Reused {
+			t.Errorf("timing %d: %+v", i, j)
+		}
+	}
+	if !slices.Equal(m.Tables, []string{"draws", "means"}) || res[0].Manifest.SpecHash != s.Hash {
+		t.Errorf("tables %v", m.Tables)
+	}
+	first := tree(t, out)
+	if got := int(runs.Load()); got != len(jobs) {
+		t.Fatalf("%d jobs ran, plan has %d", got, len(jobs))
+	}
+
+	// A rerun reuses everything; --force recomputes everything; the bytes
+	// stay the same.
+	mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 3})
+	if got := int(runs.Load()); got != len(jobs) {
+		t.Errorf("rerun ran %d jobs, want 0", got-len(jobs))
+	}
+	if m := readManifest(t, filepath.Join(out, "exp")); m.JobsReused != len(jobs) || m.JobsComputed != 0 || !m.Jobs[0].Reused {
+		t.Errorf("rerun manifest: %d reused %d computed", m.JobsReused, m.JobsComputed)
+	}
+	sameTree(t, first, tree(t, out))
+	mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 3, Force: true})
+	if got := int(runs.Load()); got != 2*len(jobs) {
+		t.Errorf("--force ran %d jobs, want %d", got-len(jobs), len(jobs))
+	}
+	sameTree(t, first, tree(t, out))
+	if b, _ := os.ReadFile(filepath.Join(out, "exp", "spec.toml")); string(b) != runSpec {
+		t.Error("spec.toml is not a copy of the spec")
+	}
+}
+
+// TestChangedSpecRecomputes: results of another version of the spec are
+// neither reused nor left in the store.
+func TestChangedSpecRecomputes(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	out := filepath.Join(dir, "out")
+	mustRun(t, reg, writeSpec(t, dir, "exp.toml", strings.Replace(runSpec, "seed = 11", "seed = 12", 1)), out, harness.RunOptions{})
+	changed := writeSpec(t, dir, "exp.toml", strings.Replace(runSpec, "beta = [0.5, 1, 2, 4]", "beta = [0.5, 1, 3]", 1))
+	mustRun(t, reg, changed, out, harness.RunOptions{})
+	fresh := filepath.Join(dir, "fresh")
+	mustRun(t, reg, changed, fresh, harness.RunOptions{})
+	sameTree(t, tree(t, fresh), tree(t, out))
+	if m := readManifest(t, filepath.Join(out, "exp")); m.JobsReused != 0 {
+		t.Errorf("%d jobs reused across a seed change", m.JobsReused)
+	}
+	entries, _ := os.ReadDir(filepath.Join(out, "exp", "jobs"))
+	if len(entries) != 15 {
+		t.Errorf("job store holds %d files, the plan has 15 jobs", len(entries))
+	}
+}
+
+func TestJobErrorsNameTheJob(t *testing.T) {
+	for _, c := range []struct{ param, key, want string }{
+		{"fail", "beta=1/rep=1", "job beta=1/rep=1: failed on purpose"},
+		{"panic", "beta=2/rep=0", "job beta=2/rep=0: panic: assignment to entry in nil map"},
+	} {
+		dir := t.TempDir()
+		reg := registry(t, nil)
+		spec := writeSpec(t, dir, "exp.toml", runSpec+c.param+" = \""+c.key+"\"\n")
+		_, err := run(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 2})
+		if err == nil || err.Error() != spec+": "+c.want {
+			t.Errorf("error %v, want %q", err, spec+": "+c.want)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "out", "exp", "means.csv")); err == nil {
+			t.Error("merged table written despite a failed job")
+		}
+	}
+}
+
+// TestFirstErrorCancelsTheRest: after a failure no new job starts.
+func TestFirstErrorCancelsTheRest(t *testing.T) {
+	dir := t.TempDir()
+	var started atomic.Int64
+	reg := registry(t, &testkind.Kind{OnRun: func(string) { started.Add(1); time.Sleep(5 * time.Millisecond) }})
+	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\n[params]\nbeta = {start = 1, stop = 50, step = 1}\nreps = 1\nfail = \"beta=2/rep=0\"\n")
+	_, err := run(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 2})
+	if err == nil || !strings.Contains(err.Error(), "job beta=2/rep=0: failed on purpose") {
+		t.Fatalf("error %v", err)
+	}
+	if n := started.Load(); n > 6 {
+		t.Errorf("%d of 50 jobs started after the second failed", n)
+	}
+}
+
+func TestMemoryGuard(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	spec := writeSpec(t, dir, "exp.toml", runSpec+"mem_bytes = 1073741824\n")
+	out := filepath.Join(dir, "out")
+	_, err := run(t, reg, spec, out, harness.RunOptions{MemLimit: 1 << 20})
+	want := spec + ": job beta=0.5/rep=0 needs about 1 GiB of memory, above the limit of 1 MiB"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("error %v, want %q", err, want)
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Error("a refused run wrote to the output directory")
+	}
+
+	// Jobs whose estimates do not fit together do not run together.
+	var mu sync.Mutex
+	active, most := 0, 0
+	reg = registry(t, &testkind.Kind{
+		OnRun: func(string) {
+			mu.Lock()
+			active++
+			most = max(most, active)
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+		},
+		OnDone: func(string) { mu.Lock(); active--; mu.Unlock() },
+	})
+	spec = writeSpec(t, dir, "exp.toml", runSpec+"mem_bytes = 600\n")
+	mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 8, MemLimit: 1000})
+	if most != 1 {
+		t.Errorf("%d jobs of 600 bytes ran at once under a 1000-byte limit", most)
+	}
+}
+
+func TestDuplicateNamesAndLock(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	a := mustLoad(t, reg, writeSpec(t, dir, "a.toml", runSpec))
+	b := mustLoad(t, reg, writeSpec(t, dir, "b.toml", runSpec))
+	_, err := harness.Run(context.Background(), []*harness.Spec{a, b}, harness.RunOptions{Out: filepath.Join(dir, "out")})
+	if err == nil || !strings.Contains(err.Error(), `name "exp" is also used by`) {
+		t.Errorf("duplicate names: %v", err)
+	}
+
+	// A second process (here: a second Run) cannot write the directory
+	// while the first holds it.
+	release := make(chan struct{})
+	entered := make(chan struct{})
+	var once sync.Once
+	reg = registry(t, &testkind.Kind{OnRun: func(string) { once.Do(func() { close(entered) }); <-release }})
+	out := filepath.Join(dir, "out")
+	done := make(chan error)
+	go func() { _, err := run(t, reg, a.Path, out, harness.RunOptions{Jobs: 1}); done <- err }()
+	<-entered
+	_, err = run(t, registry(t, nil), a.Path, out, harness.RunOptions{})
+	close(release)
+	if err == nil || !strings.Contains(err.Error(), "being written by another privic process") {
+		t.Errorf("concurrent run: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutputRefusesEscapes(t *testing.T) {
+	dir := t.TempDir()
+	var errs []error
+	reg := registry(t, &testkind.Kind{OnFinish: func(out *harness.Output) {
+		for _, rel := range []string{"", "../x", "/abs", "a/../../b", "jobs/x.json", "manifest.json", "spec.toml", "draws.csv", ".tmp-x"} {
+			errs = append(errs, out.Create(rel, func(w io.Writer) error { return nil }))
+		}
+		errs = append(errs, out.WriteTable(harness.Table{Name: "means", Header: []string{"a"}}))
+		errs = append(errs, out.WriteTable(harness.Table{Name: "../x", Header: []string{"a"}}))
+		errs = append(errs, out.WriteTable(harness.Table{Name: "ok", Header: []string{"a", "b"}, Rows: [][]string{{"1"}}}))
+		_, err := out.ReadTable("../means")
+		errs = append(errs, err)
+	}})
+	mustRun(t, reg, writeSpec(t, dir, "exp.toml", runSpec), filepath.Join(dir, "out"), harness.RunOptions{})
+	for i, err := range errs {
+		if err == nil {
+			t.Errorf("escape %d accepted", i)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x")); err == nil {
+		t.Error("a file escaped the output directory")
+	}
+}
+
+func TestProgressLines(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, &testkind.Kind{OnRun: func(string) { time.Sleep(150 * time.Millisecond) }})
+	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\n[params]\nbeta = 1\nreps = 9\n")
+	var buf safeBuffer
+	mustRun(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 1, Log: &buf, ProgressEvery: 100 * time.Millisecond})
+	log := buf.String()
+	if !regexp.MustCompile(`(?m)^privic: [1-9]/9 jobs, [0-9.]+s elapsed, ETA [0-9.]+s$`).MatchString(log) {
+		t.Errorf("no progress line in:\n%s", log)
+	}
+	if !regexp.MustCompile(`(?m)^exp: 9 jobs \(9 computed, 0 reused\) in [0-9.]+s -> `).MatchString(log) {
+		t.Errorf("no summary line in:\n%s", log)
+	}
+	if strings.Contains(log, "\r") {
+		t.Error("bar control characters on a non-terminal")
+	}
+}
+
+type safeBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStaleTablesRemoved: a job table of the previous run that the kind
+// no longer produces does not linger beside the new ones.
+func TestStaleTablesRemoved(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	spec := writeSpec(t, dir, "exp.toml", runSpec)
+	out := filepath.Join(dir, "out")
+	mustRun(t, reg, spec, out, harness.RunOptions{})
+	exp := filepath.Join(out, "exp")
+	m := readManifest(t, exp)
+	m.Tables = append(m.Tables, "retired", "../escape")
+	b, _ := json.Marshal(m)
+	os.WriteFile(filepath.Join(exp, "manifest.json"), b, 0o644)
+	os.WriteFile(filepath.Join(exp, "retired.csv"), []byte("a\n1\n"), 0o644)
+	os.WriteFile(filepath.Join(out, "escape.csv"), []byte("keep\n"), 0o644)
+	mustRun(t, reg, spec, out, harness.RunOptions{})
+	if _, err := os.Stat(filepath.Join(exp, "retired.csv")); err == nil {
+		t.Error("retired.csv survived the rerun")
+	}
+	if _, err := os.Stat(filepath.Join(out, "escape.csv")); err != nil {
+		t.Error("a table name from the manifest reached outside the directory")
+	}
+	if _, err := os.Stat(filepath.Join(exp, "means.csv")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestExclusiveJobsRunAlone: while a job of an Exclusive kind runs, no
+// other job does, though -j allows four.
+func TestExclusiveJobsRunAlone(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	active, aloneActive, violations, most := 0, 0, 0, 0
+	enter := func(alone bool) func(string) {
+		return func(string) {
+			mu.Lock()
+			active++
+			most = max(most, active)
+			if alone {
+				aloneActive++
+			}
+			if aloneActive > 0 && active > 1 {
+				violations++
+			}
+			mu.Unlock()
+			time.Sleep(3 * time.Millisecond)
+		}
+	}
+	leave := func(alone bool) func(string) {
+		return func(string) {
+			mu.Lock()
+			active--
+			if alone {
+				aloneActive--
+			}
+			mu.Unlock()
+		}
+	}
+	reg, err := harness.NewRegistry(
+		&testkind.Kind{OnRun: enter(false), OnDone: leave(false)},
+		&testkind.Kind{KindName: "timing", Alone: true, OnRun: enter(true), OnDone: leave(true)},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := mustLoad(t, reg, writeSpec(t, dir, "a.toml", "kind = \"testkind\"\n[params]\nbeta = {start = 1, stop = 20, step = 1}\nreps = 1\n"))
+	b := mustLoad(t, reg, writeSpec(t, dir, "b.toml", "kind = \"timing\"\n[params]\nbeta = {start = 1, stop = 5, step = 1}\nreps = 1\n"))
+	if _, err := harness.Run(context.Background(), []*harness.Spec{b, a}, harness.RunOptions{Out: filepath.Join(dir, "out"), Jobs: 4}); err != nil {
+		t.Fatal(err)
+	}
+	if violations > 0 {
+		t.Errorf("%d times another job ran beside an exclusive one", violations)
+	}
+	if most < 2 {
+		t.Logf("note: the ordinary jobs never overlapped (machine busy?)")
+	}
+}

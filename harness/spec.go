@@ -1,0 +1,561 @@
+package harness
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// specFormat is mixed into every spec hash; bump it when the meaning of
+// stored job results changes so that old results are recomputed.
+const specFormat = "privic-spec-1"
+
+// maxSpecBytes bounds what the loader reads: specs are short text files.
+const maxSpecBytes = 1 << 20
+
+// reservedNames are directories under results/ that belong to run.sh.
+var reservedNames = []string{"bench", "profile"}
+
+// namePattern is what spec, kind and table names may look like: they
+// become file and directory names, so no '/', '.', or upper case.
+var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// specNamePattern is stricter: no underscore, as in the brief's examples
+// ("ba-vs-lap").
+var specNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+
+// Versioned may be implemented by a Kind whose computation changes in a
+// way that invalidates stored results: its version is part of the spec
+// hash, so bumping it makes the next run recompute every job.
+type Versioned interface {
+	Version() string
+}
+
+// Registry holds the experiment kinds the CLI knows.
+type Registry struct {
+	kinds map[string]Kind
+	names []string // sorted
+}
+
+// NewRegistry registers kinds; names must be unique and [a-z0-9-]+, and
+// NewParams must return a non-nil pointer to a struct.
+func NewRegistry(kinds ...Kind) (*Registry, error) {
+	r := &Registry{kinds: make(map[string]Kind, len(kinds))}
+	for _, k := range kinds {
+		if k == nil {
+			return nil, errors.New("register kind: nil Kind")
+		}
+		name := k.Name()
+		if !specNamePattern.MatchString(name) {
+			return nil, fmt.Errorf("register kind %q: kind names use only a-z, 0-9 and '-'", name)
+		}
+		if _, dup := r.kinds[name]; dup {
+			return nil, fmt.Errorf("register kind %q: registered twice", name)
+		}
+		var p Params
+		if err := safely(func() error { p = k.NewParams(); return nil }); err != nil {
+			return nil, fmt.Errorf("register kind %q: NewParams: %w", name, err)
+		}
+		if rv := reflect.ValueOf(p); p == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+			return nil, fmt.Errorf("register kind %q: NewParams must return a non-nil pointer to a struct, got %T", name, p)
+		}
+		r.kinds[name] = k
+		r.names = append(r.names, name)
+	}
+	sort.Strings(r.names)
+	return r, nil
+}
+
+// Kinds returns the registered kinds sorted by name.
+func (r *Registry) Kinds() []Kind {
+	out := make([]Kind, len(r.names))
+	for i, n := range r.names {
+		out[i] = r.kinds[n]
+	}
+	return out
+}
+
+// Lookup returns the kind called name.
+func (r *Registry) Lookup(name string) (Kind, error) {
+	if k, ok := r.kinds[name]; ok {
+		return k, nil
+	}
+	return nil, fmt.Errorf("unknown kind %q (known kinds: %s)", name, r.known())
+}
+
+func (r *Registry) known() string {
+	if len(r.names) == 0 {
+		return "none registered"
+	}
+	return strings.Join(r.names, ", ")
+}
+
+// Spec is a loaded and validated experiment specification.
+type Spec struct {
+	// Path is the file the spec was read from, as given; every error
+	// about the spec starts with it.
+	Path        string
+	Kind        Kind
+	Name        string // output directory name under results/
+	Seed        uint64
+	Description string
+	Params      Params // the kind's parameters, validated
+	// Hash is the hex SHA-256 of the spec's meaning (kind, kind version,
+	// seed, parameters; not name, description or formatting). Stored job
+	// results are reused only when their hash matches.
+	Hash string
+	// Source is the file's bytes (copied to results/<name>/spec.toml).
+	Source []byte
+}
+
+// Load reads and validates the spec at path.
+func (r *Registry) Load(path string) (*Spec, error) {
+	data, err := readSpecFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return r.Parse(path, data)
+}
+
+func readSpecFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read spec: %w", path, unwrapPathError(err))
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read spec: %w", path, unwrapPathError(err))
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("%s: is a directory, not a spec file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxSpecBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read spec: %w", path, unwrapPathError(err))
+	}
+	if len(data) > maxSpecBytes {
+		return nil, fmt.Errorf("%s: larger than %d bytes: not a spec", path, maxSpecBytes)
+	}
+	return data, nil
+}
+
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
+// Parse validates a spec read from path (used in messages and, without a
+// `name` key, for the default name: the file's base name without .toml).
+func (r *Registry) Parse(path string, data []byte) (*Spec, error) {
+	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	return r.parse(path, data, base)
+}
+
+// rawSpec is the top level of a spec file.
+type rawSpec struct {
+	Kind        string         `toml:"kind"`
+	Name        string         `toml:"name"`
+	Seed        int64          `toml:"seed"`
+	Description string         `toml:"description"`
+	Params      toml.Primitive `toml:"params"`
+}
+
+var topKeys = []string{"kind", "name", "seed", "description", "params"}
+
+func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, error) {
+	fail := func(format string, args ...any) error {
+		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
+	}
+	// Parse once into a generic map first so that syntax errors are told
+	// apart from type errors, which the decoder reports the same way.
+	var generic map[string]any
+	if _, err := toml.Decode(string(data), &generic); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	var raw rawSpec
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, decodeError(path, err)
+	}
+	if !md.IsDefined("kind") || raw.Kind == "" {
+		return nil, fail("kind: missing; set kind to one of: %s", r.known())
+	}
+	kind, ok := r.kinds[raw.Kind]
+	if !ok {
+		return nil, fail("kind = %q: unknown kind (known kinds: %s)", raw.Kind, r.known())
+	}
+	name := raw.Name
+	if !md.IsDefined("name") {
+		name = defaultName
+		if !specNamePattern.MatchString(name) {
+			return nil, fail("name: the file name gives %q, which is not allowed; set name = \"...\" using only a-z, 0-9 and '-' (at most 64 characters)", name)
+		}
+	} else if !specNamePattern.MatchString(name) {
+		return nil, fail("name = %q: names use only a-z, 0-9 and '-' (at most 64 characters, starting with a letter or digit)", name)
+	}
+	if slices.Contains(reservedNames, name) {
+		return nil, fail("name = %q: reserved for run.sh's own results; choose another name", name)
+	}
+	if raw.Seed < 0 {
+		return nil, fail("seed = %d: seed must be an integer in [0, %d]", raw.Seed, int64(^uint64(0)>>1))
+	}
+	var params Params
+	if err := safely(func() error { params = kind.NewParams(); return nil }); err != nil {
+		return nil, fail("kind %s: NewParams: %v", kind.Name(), err)
+	}
+	if err := md.PrimitiveDecode(raw.Params, params); err != nil {
+		return nil, decodeError(path, err)
+	}
+	if err := checkKeys(md, reflect.TypeOf(params)); err != nil {
+		return nil, fail("%v", err)
+	}
+	if err := safely(params.Validate); err != nil {
+		return nil, fail("%v", err)
+	}
+	s := &Spec{
+		Path:        path,
+		Kind:        kind,
+		Name:        name,
+		Seed:        uint64(raw.Seed),
+		Description: raw.Description,
+		Params:      params,
+		Source:      slices.Clone(data),
+	}
+	if s.Hash, err = specHash(kind, s.Seed, params); err != nil {
+		return nil, fail("%v", err)
+	}
+	return s, nil
+}
+
+func specHash(kind Kind, seed uint64, params Params) (string, error) {
+	version := ""
+	if v, ok := kind.(Versioned); ok {
+		version = v.Version()
+	}
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return "", fmt.Errorf("kind %s: parameters cannot be hashed: %v", kind.Name(), err)
+	}
+	doc, err := json.Marshal(struct {
+		Format  string          `json:"format"`
+		Kind    string          `json:"kind"`
+		Version string          `json:"version"`
+		Seed    uint64          `json:"seed"`
+		Params  json.RawMessage `json:"params"`
+	}{specFormat, kind.Name(), version, seed, pj})
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(doc)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// Encode writes the spec back as TOML; loading the result gives a spec
+// with the same name, seed, parameters and hash.
+func (s *Spec) Encode(w io.Writer) error {
+	doc := struct {
+		Kind        string `toml:"kind"`
+		Name        string `toml:"name"`
+		Seed        uint64 `toml:"seed"`
+		Description string `toml:"description,omitempty"`
+		Params      Params `toml:"params"`
+	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params}
+	var buf bytes.Buffer
+	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
+		return fmt.Errorf("encode spec %s: %w", s.Name, err)
+	}
+	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// syntaxError turns a TOML parse error into "file:line: syntax error: ...".
+func syntaxError(path string, data []byte, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		line := pe.Position.Line
+		// The lexer counts a line once it has read its newline, so an
+		// error at the end of line n says n+1; the byte offset does not.
+		if st := pe.Position.Start; st >= 0 && st < len(data) {
+			line = bytes.Count(data[:st], []byte("\n")) + 1
+		}
+		return fmt.Errorf("%s:%d: syntax error: %s", path, line, oneLine(pe.Message))
+	}
+	return fmt.Errorf("%s: syntax error: %s", path, oneLine(err.Error()))
+}
+
+// decoderMessage matches the decoder's plain errors, e.g.
+// `toml: line 5 (last key "params.beta"): incompatible types: ...`.
+var decoderMessage = regexp.MustCompile(`^toml: (?:line (\d+) )?(?:\(last key "((?:[^"\\]|\\.)*)"\): )?(.*)$`)
+
+var (
+	incompatible = regexp.MustCompile(`^incompatible types: TOML value has type (.*); destination has type (.*)$`)
+	notTable     = regexp.MustCompile(`^type mismatch for .*: expected table but found (.*)$`)
+)
+
+// decodeError rewrites a decoding error as "file:line: key: what is wrong".
+func decodeError(path string, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		loc := path
+		if pe.Position.Line > 0 {
+			loc = fmt.Sprintf("%s:%d", path, pe.Position.Line)
+		}
+		if pe.LastKey != "" {
+			return fmt.Errorf("%s: %s: %s", loc, pe.LastKey, oneLine(pe.Message))
+		}
+		return fmt.Errorf("%s: %s", loc, oneLine(pe.Message))
+	}
+	m := decoderMessage.FindStringSubmatch(oneLine(err.Error()))
+	if m == nil {
+		return fmt.Errorf("%s: %s", path, oneLine(err.Error()))
+	}
+	loc := path
+	if m[1] != "" {
+		loc += ":" + m[1]
+	}
+	msg := m[3]
+	if t := incompatible.FindStringSubmatch(msg); t != nil {
+		msg = fmt.Sprintf("wrong type: got %s, want %s", goTypeWord(t[1]), goTypeWord(t[2]))
+	} else if t := notTable.FindStringSubmatch(msg); t != nil {
+		msg = fmt.Sprintf("wrong type: got %s, want a table", goTypeWord(t[1]))
+	}
+	if m[2] != "" {
+		key, uerr := strconv.Unquote(`"` + m[2] + `"`)
+		if uerr != nil {
+			key = m[2]
+		}
+		return fmt.Errorf("%s: %s: %s", loc, key, msg)
+	}
+	return fmt.Errorf("%s: %s", loc, msg)
+}
+
+// goTypeWord names the decoder's Go type names the way a spec author
+// thinks of them.
+func goTypeWord(t string) string {
+	switch t {
+	case "string":
+		return "a string"
+	case "int64", "integer":
+		return "an integer"
+	case "float64", "float":
+		return "a float"
+	case "bool", "boolean":
+		return "a boolean"
+	case "[]any", "slice":
+		return "an array"
+	case "map[string]any", "map", "table":
+		return "a table"
+	case "[]map[string]any":
+		return "an array of tables"
+	case "time.Time":
+		return "a date/time"
+	}
+	return t
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
+}
+
+// checkKeys reports keys the decoder did not use (unknown keys) and keys
+// it matched only case-insensitively (the decoder's fallback, which would
+// make `Beta = 1` silently set beta).
+func checkKeys(md toml.MetaData, paramsType reflect.Type) error {
+	for _, key := range md.Undecoded() {
+		if len(key) > 0 && key[0] == "params" {
+			if _, fields := walkFields(paramsType, key[1:len(key)-1]); fields != nil {
+				return unknownKey(key, fields)
+			}
+		} else if len(key) == 1 {
+			return unknownKey(key, topKeys)
+		}
+		return fmt.Errorf("unknown key %s", key)
+	}
+	for _, key := range md.Keys() {
+		var fields []string
+		if key[0] == "params" {
+			if len(key) == 1 {
+				continue
+			}
+			_, fields = walkFields(paramsType, key[1:len(key)-1])
+		} else if len(key) == 1 {
+			fields = topKeys
+		}
+		last := key[len(key)-1]
+		if fields == nil || slices.Contains(fields, last) {
+			continue
+		}
+		for _, f := range fields {
+			if strings.EqualFold(f, last) {
+				want := append(slices.Clone(key[:len(key)-1]), f)
+				return fmt.Errorf("unknown key %s (did you mean %s? keys are case-sensitive)", key, toml.Key(want))
+			}
+		}
+		return unknownKey(key, fields)
+	}
+	return nil
+}
+
+func unknownKey(key toml.Key, allowed []string) error {
+	table := "the top level"
+	if len(key) > 1 {
+		table = "[" + toml.Key(key[:len(key)-1]).String() + "]"
+	}
+	if len(allowed) == 0 {
+		return fmt.Errorf("unknown key %s (%s takes no keys)", key, table)
+	}
+	return fmt.Errorf("unknown key %s (allowed keys in %s: %s)", key, table, strings.Join(allowed, ", "))
+}
+
+var (
+	unmarshalerType     = reflect.TypeOf((*toml.Unmarshaler)(nil)).Elem()
+	textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
+	primitiveType       = reflect.TypeOf(toml.Primitive{})
+)
+
+// walkFields follows path through struct fields the way the decoder maps
+// keys to fields and returns the type reached and its TOML field names
+// (nil fields: not a struct, or something whose keys are free, such as a
+// map or a custom unmarshaler).
+func walkFields(t reflect.Type, path []string) (reflect.Type, []string) {
+	for {
+		t = derefType(t)
+		names, types := structFields(t)
+		if names == nil {
+			return t, nil
+		}
+		if len(path) == 0 {
+			return t, names
+		}
+		i := slices.Index(names, path[0])
+		if i < 0 {
+			for j, n := range names {
+				if strings.EqualFold(n, path[0]) {
+					i = j
+					break
+				}
+			}
+		}
+		if i < 0 {
+			return t, nil
+		}
+		t, path = types[i], path[1:]
+	}
+}
+
+func derefType(t reflect.Type) reflect.Type {
+	for {
+		switch {
+		case t.Kind() == reflect.Pointer:
+			t = t.Elem()
+		case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && !implementsUnmarshaler(t):
+			t = t.Elem()
+		default:
+			return t
+		}
+	}
+}
+
+// implementsUnmarshaler reports whether the decoder hands values of t to
+// t's own unmarshaler (toml.Unmarshaler or encoding.TextUnmarshaler)
+// instead of mapping keys to fields.
+func implementsUnmarshaler(t reflect.Type) bool {
+	for _, u := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
+		if t.Implements(u) || reflect.PointerTo(t).Implements(u) {
+			return true
+		}
+	}
+	return false
+}
+
+// structFields lists the TOML names of t's fields, following the
+// decoder's rules: exported fields, `toml:"name"` tags, "-" skipped,
+// untagged embedded structs flattened.
+func structFields(t reflect.Type) ([]string, []reflect.Type) {
+	if t.Kind() != reflect.Struct || t == primitiveType || implementsUnmarshaler(t) {
+		return nil, nil
+	}
+	names := []string{}
+	var types []reflect.Type
+	for i := range t.NumField() {
+		f := t.Field(i)
+		tag := f.Tag.Get("toml")
+		name, _, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if f.Anonymous && name == "" {
+			ft := f.Type
+			if ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				n, ty := structFields(ft)
+				names = append(names, n...)
+				types = append(types, ty...)
+				continue
+			}
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		names = append(names, name)
+		types = append(types, f.Type)
+	}
+	return names, types
+}
+
+// safely runs f, turning a panic in kind code into an error.
+func safely(f func() error) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return f()
+}
+
+// ParamKeys lists the keys a kind's [params] table accepts, as dotted
+// paths below params ("beta", "island.mode"), in declaration order;
+// nested tables are listed by their keys, maps and custom types by their
+// own name. Documentation tests use it to check that every key is
+// described.
+func ParamKeys(k Kind) []string {
+	var keys []string
+	var walk func(t reflect.Type, prefix string)
+	walk = func(t reflect.Type, prefix string) {
+		names, types := structFields(derefType(t))
+		for i, n := range names {
+			if sub, fields := walkFields(types[i], nil); fields != nil && sub.Kind() == reflect.Struct {
+				walk(types[i], prefix+n+".")
+				continue
+			}
+			keys = append(keys, prefix+n)
+		}
+	}
+	walk(reflect.TypeOf(k.NewParams()), "")
+	return keys
+}

@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# The front door of privic. Needs only Go (modules come from the proxy).
+#   ./run.sh            regenerate every experiment into results/ (and the report)
+#   ./run.sh test       gofmt check, go vet, all tests, race detector on the harness
+#   ./run.sh help       everything else
+set -euo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")"
+
+BIN=./bin/privic
+
+die() {
+	echo "run.sh: $*" >&2
+	exit 1
+}
+
+need_go() {
+	command -v go >/dev/null 2>&1 || die "Go is not installed (https://go.dev/dl/); it is the only requirement"
+}
+
+# build compiles the CLI once per invocation into bin/ (git-ignored); go
+# build's cache makes this a no-op when nothing changed.
+build() {
+	need_go
+	mkdir -p bin
+	go build -o "$BIN" ./cmd/privic
+}
+
+# has_command tells whether the CLI offers a subcommand (report is added
+# by the experiments work).
+has_command() {
+	"$BIN" help "$1" >/dev/null 2>&1
+}
+
+usage() {
+	cat <<'EOF'
+usage: ./run.sh [COMMAND] [ARGS]
+
+  (no command)          run every experiments/*.toml (except smoke/test specs),
+                        then write the report; prints where it is
+  test                  gofmt check, go vet ./..., go test ./..., go test -race ./harness/...
+  bench [ARGS]          kernel benchmarks (-count 5) into results/bench/<date>.txt;
+                        extra ARGS go to go test (e.g. -bench BA -benchtime 200ms)
+  profile SPEC          run SPEC with CPU and allocation profiles; prints the pprof commands
+  fetch-data [ARGS]     download the SNAP Gowalla check-ins and build the city subsets
+  datasets [ARGS]       regenerate the embedded per-cell counts in datasets/
+  help                  this text
+  SPEC.toml ...         run just these specs (flags such as -j 2 or --force pass through)
+
+The CLI itself is bin/privic (privic help lists its commands).
+EOF
+}
+
+# all_specs lists the specs ./run.sh runs: every experiments/*.toml except
+# smoke and test specs.
+all_specs() {
+	local f base
+	for f in experiments/*.toml; do
+		[ -e "$f" ] || continue
+		base=$(basename "$f" .toml)
+		case "$base" in
+		smoke* | test* | *-smoke | *-test) continue ;;
+		esac
+		echo "$f"
+	done
+}
+
+cmd_all() {
+	build
+	local specs=()
+	local f
+	while IFS= read -r f; do specs+=("$f"); done < <(all_specs)
+	if [ ${#specs[@]} -eq 0 ]; then
+		echo "run.sh: no experiment specs in experiments/ yet (smoke specs are skipped; try ./run.sh experiments/smoke.toml)"
+		return 0
+	fi
+	"$BIN" run "${specs[@]}"
+	if has_command report; then
+		"$BIN" report
+		echo "run.sh: report: results/REPORT.md"
+	else
+		echo "run.sh: results are in results/ (one directory per experiment; no report command yet)"
+	fi
+}
+
+cmd_test() {
+	need_go
+	# Every step runs even if an earlier one fails, so one pass shows all
+	# problems; the exit status says whether any failed.
+	local failed=()
+	echo "== gofmt -l ."
+	local unformatted
+	unformatted=$(gofmt -l .)
+	if [ -n "$unformatted" ]; then
+		echo "these files need formatting (gofmt -w FILE):" >&2
+		echo "$unformatted" >&2
+		failed+=(gofmt)
+	fi
+	echo "== go vet ./..."
+	go vet ./... || failed+=("go vet")
+	echo "== go test ./..."
+	go test ./... || failed+=("go test")
+	echo "== go test -race ./harness/..."
+	if [ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1; then
+		go test -race ./harness/... || failed+=("go test -race")
+	else
+		echo "SKIPPED: the race detector needs cgo and a C compiler ($(go env CC)); install one (e.g. apt install gcc) to run it" >&2
+	fi
+	if [ ${#failed[@]} -gt 0 ]; then
+		local IFS=,
+		die "test FAILED: ${failed[*]}"
+	fi
+	echo "run.sh: all checks passed"
+}
+
+cmd_bench() {
+	need_go
+	mkdir -p results/bench
+	local out tmp
+	out="results/bench/$(date -u +%Y%m%d-%H%M%S).txt"
+	tmp="$out.tmp"
+	echo "run.sh: benchmarking ./kernels/ (go test -bench . -benchmem -count 5 $*)"
+	go test -run '^$' -bench . -benchmem -count 5 "$@" ./kernels/ | tee "$tmp"
+	mv "$tmp" "$out"
+	echo
+	echo "run.sh: wrote $out"
+	echo "compare two runs with benchstat:"
+	echo "  go run golang.org/x/perf/cmd/benchstat@latest OLD.txt $out"
+}
+
+cmd_profile() {
+	[ $# -ge 1 ] || die "profile needs a spec: ./run.sh profile experiments/NAME.toml"
+	build
+	local spec=$1
+	shift
+	local name dir
+	name=$(basename "$spec" .toml)
+	dir="results/profile"
+	mkdir -p "$dir"
+	"$BIN" run --force --cpuprofile "$dir/$name.cpu.pprof" --memprofile "$dir/$name.mem.pprof" "$@" "$spec"
+	echo
+	echo "run.sh: profiles written; open them with:"
+	echo "  go tool pprof -http=localhost:8080 $BIN $dir/$name.cpu.pprof"
+	echo "  go tool pprof -http=localhost:8080 -sample_index=alloc_space $BIN $dir/$name.mem.pprof"
+	echo "or in the terminal: go tool pprof -top $BIN $dir/$name.cpu.pprof"
+}
+
+cmd_specs() {
+	build
+	"$BIN" run "$@"
+}
+
+main() {
+	local cmd=${1:-}
+	if [ $# -gt 0 ]; then shift; fi
+	case "$cmd" in
+	"") cmd_all ;;
+	test) cmd_test "$@" ;;
+	bench) cmd_bench "$@" ;;
+	profile) cmd_profile "$@" ;;
+	fetch-data)
+		need_go
+		go run ./datasets/internal/fetchdata "$@"
+		;;
+	datasets)
+		need_go
+		go run ./datasets/internal/gencounts "$@"
+		;;
+	help | -h | --help) usage ;;
+	*.toml | -*) cmd_specs "$cmd" "$@" ;;
+	*)
+		usage >&2
+		die "unknown command '$cmd'"
+		;;
+	esac
+}
+
+main "$@"
