@@ -1,0 +1,199 @@
+package incremental
+
+import (
+	"bytes"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/plots"
+)
+
+// Verdicts allowed in claims.csv.
+const (
+	reproduced    = "reproduced"
+	partly        = "partly"
+	notReproduced = "not reproduced"
+)
+
+// claim is one row of claims.csv.
+type claim struct{ Claim, Evidence, Verdict string }
+
+// writeCSV writes a header and rows as CSV through out.
+func writeCSV(out *harness.Output, rel string, header []string, rows [][]string) error {
+	return out.Create(rel, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		if err := cw.Write(header); err != nil {
+			return err
+		}
+		if err := cw.WriteAll(rows); err != nil {
+			return err
+		}
+		return cw.Error()
+	})
+}
+
+func writeClaims(out *harness.Output, claims []claim) error {
+	rows := make([][]string, len(claims))
+	for i, c := range claims {
+		rows[i] = []string{c.Claim, c.Evidence, c.Verdict}
+	}
+	return writeCSV(out, "claims.csv", []string{"claim", "evidence", "verdict"}, rows)
+}
+
+// writeSkipped writes skipped.csv; with no rows it still writes the header
+// so that a rerun clears an older entry.
+func writeSkipped(out *harness.Output, rows [][]string) error {
+	return writeCSV(out, "skipped.csv", []string{"figure", "reason"}, rows)
+}
+
+func writeText(out *harness.Output, rel, text string) error {
+	return out.Create(rel, func(w io.Writer) error {
+		_, err := io.WriteString(w, text)
+		return err
+	})
+}
+
+// saveFigure writes fig as <base>.png and <base>.svg.
+func saveFigure(out *harness.Output, base string, fig *plots.Figure) error {
+	for _, format := range []string{"png", "svg"} {
+		if err := out.Create(base+"."+format, func(w io.Writer) error { return fig.Encode(w, format) }); err != nil {
+			return fmt.Errorf("figure %s.%s: %w", base, format, err)
+		}
+	}
+	return nil
+}
+
+// mdTable renders a Markdown table.
+func mdTable(header []string, rows [][]string) string {
+	var b bytes.Buffer
+	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	b.WriteString("|")
+	for _, h := range header {
+		b.WriteString(" " + esc(h) + " |")
+	}
+	b.WriteString("\n|")
+	for range header {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		b.WriteString("|")
+		for _, v := range r {
+			b.WriteString(" " + esc(v) + " |")
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// meanSD returns the mean and the sample standard deviation (n-1
+// denominator, 0 for one value) of the non-NaN values, and their count.
+func meanSD(v []float64) (mean, sd float64, n int) {
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			mean += x
+			n++
+		}
+	}
+	if n == 0 {
+		return math.NaN(), math.NaN(), 0
+	}
+	mean /= float64(n)
+	if n == 1 {
+		return mean, 0, 1
+	}
+	ss := 0.0
+	for _, x := range v {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	return mean, math.Sqrt(ss / float64(n-1)), n
+}
+
+// fmtG formats a number for prose and Markdown with digits significant
+// digits.
+func fmtG(v float64, digits int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'g', digits, 64)
+}
+
+// fmtF formats with a fixed number of decimals.
+func fmtF(v float64, decimals int) string {
+	if math.IsNaN(v) {
+		return "–"
+	}
+	return strconv.FormatFloat(v, 'f', decimals, 64)
+}
+
+// pm formats mean ± sd with fixed decimals.
+func pm(mean, sd float64, decimals int) string {
+	if math.IsNaN(mean) {
+		return "–"
+	}
+	return fmtF(mean, decimals) + " ± " + fmtF(sd, decimals)
+}
+
+// columns maps column names to their positions in t.
+func columns(t *harness.Table, names ...string) (map[string]int, error) {
+	pos := map[string]int{}
+	for i, h := range t.Header {
+		pos[h] = i
+	}
+	out := map[string]int{}
+	for _, n := range names {
+		i, ok := pos[n]
+		if !ok {
+			return nil, fmt.Errorf("table %s: no column %q (have %s)", t.Name, n, strings.Join(t.Header, ","))
+		}
+		out[n] = i
+	}
+	return out, nil
+}
+
+// cell reads a numeric cell, naming the table, row and column on error.
+func cell(t *harness.Table, row []string, col map[string]int, name string, line int) (float64, error) {
+	v, err := harness.ParseFloat(row[col[name]])
+	if err != nil {
+		return 0, fmt.Errorf("table %s row %d column %s: %w", t.Name, line+2, name, err)
+	}
+	return v, nil
+}
+
+// intCell reads an integer cell.
+func intCell(t *harness.Table, row []string, col map[string]int, name string, line int) (int, error) {
+	v, err := strconv.Atoi(row[col[name]])
+	if err != nil {
+		return 0, fmt.Errorf("table %s row %d column %s: %q is not an integer", t.Name, line+2, name, row[col[name]])
+	}
+	return v, nil
+}
+
+// variantOf reads the variant columns of a row.
+func variantOf(row []string, col map[string]int) variant {
+	return variant{
+		FirstMechanism: row[col["first_mechanism"]],
+		IBUStart:       row[col["ibu_start"]],
+		Mixing:         row[col["mixing"]],
+		Batches:        row[col["batches"]],
+	}
+}
+
+// cityTitle is a city's display name.
+func cityTitle(city string) string {
+	if c, err := datasets.Lookup(city); err == nil {
+		return c.Title
+	}
+	return city
+}
+
+// betaText formats beta for titles ("0.5", "1").
+func betaText(b float64) string { return strconv.FormatFloat(b, 'g', -1, 64) }
