@@ -8,4 +8,27 @@
 //
 // Distributions are []float64 indexed by a Grid's row-major cell index.
 // A Channel is a dense row-major |In| x |Out| row-stochastic matrix.
+//
+// # Arguments
+//
+// Every exported function checks its arguments and returns an error (never
+// panics) for: beta, eps or delta that are <= 0, NaN or infinite; negative,
+// NaN or infinite entries; mismatched lengths or grids; and distributions
+// whose sum is off 1 by more than StochasticTol*n (n the number of entries;
+// the same tolerance applies to channel rows). Report counts for GIBU and
+// Obfuscate need not be normalised.
+//
+// # Speed
+//
+// One primitive dominates: the product of K = exp(-beta D) with a vector.
+// On a grid K(x,y) depends only on the row and column offsets, so K is kept
+// as a small table (see stencil) and the product is a 2-D convolution;
+// a BA step is two such products, and so is an IBU step on a BA channel
+// (BAChannel.IBU). IBU on a general channel streams the dense matrix once
+// per iteration (a fused dot/axpy pass). The inner loops have AVX2/FMA
+// assembly kernels on amd64 (selected at start-up by CPUID) next to
+// portable implementations (plain Go, or gonum's BLAS where it measured
+// faster) that the tests check them against; build with -tags purego to
+// use only the portable code. Workspaces (BAWorkspace, IBUWorkspace) make
+// repeated runs allocation-free; nothing allocates per iteration.
 package kernels

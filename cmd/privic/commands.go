@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"privic/harness"
+	"privic/harness/paper"
 )
 
 // flagsFor returns the flag set of a command with fresh storage (for
@@ -345,4 +346,23 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	}
 	_, err = harness.Merge(ctx, reg, dirs, harness.RunOptions{Out: f.out, Jobs: f.jobs, Log: logWriter(e, f.quiet)})
 	return err
+}
+
+// cmdReport assembles DIR/REPORT.md from the sections, claims and
+// manifests that the experiments wrote under DIR.
+func cmdReport(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("report")
+	out := fs.String("out", "results", "assemble the report of the experiments under `DIR`")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usagef("report takes no arguments, got %q", rest)
+	}
+	if err := paper.Report(*out); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "REPORT.md"))
+	return nil
 }

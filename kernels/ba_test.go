@@ -1,0 +1,387 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// plainBA is Blahut-Arimoto written from the definition with a dense
+// channel and double loops, no factorisation: start from the uniform
+// channel, then c = prior C; C[x,y] = c[y] exp(-beta d(x,y)) / sum_z (...).
+func plainBA(g Grid, prior []float64, beta float64, iters int) (ch, c []float64) {
+	m := g.Len()
+	ch = make([]float64, m*m)
+	for i := range ch {
+		ch[i] = 1 / float64(m)
+	}
+	c = make([]float64, m)
+	for t := 0; t < iters; t++ {
+		for y := range c {
+			c[y] = 0
+			for x := 0; x < m; x++ {
+				c[y] += prior[x] * ch[x*m+y]
+			}
+		}
+		for x := 0; x < m; x++ {
+			s := 0.0
+			for y := 0; y < m; y++ {
+				ch[x*m+y] = c[y] * math.Exp(-beta*Dist(g, x, g, y))
+				s += ch[x*m+y]
+			}
+			for y := 0; y < m; y++ {
+				ch[x*m+y] /= s
+			}
+		}
+	}
+	return ch, c
+}
+
+// randPrior returns a random distribution over m cells with about a
+// fraction zero of exact zeros.
+func randPrior(rng *rand.Rand, m int, zero float64) []float64 {
+	p := make([]float64, m)
+	s := 0.0
+	for i := range p {
+		if rng.Float64() >= zero {
+			p[i] = rng.ExpFloat64()
+		}
+		s += p[i]
+	}
+	if s == 0 {
+		p[rng.IntN(m)] = 1
+		s = 1
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+func relClose(got, want, tol float64) bool {
+	return math.Abs(got-want) <= tol*math.Abs(want)
+}
+
+func TestBAMatchesPlainParis(t *testing.T) {
+	g, counts := loadSharedCity(t, "paris")
+	prior := sharedPrior(counts)
+	for _, beta := range []float64{0.2, 1, 5} {
+		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantC := plainBA(g, prior, beta, 10)
+		got := b.Channel()
+		worst := 0.0
+		for i, w := range want {
+			worst = max(worst, math.Abs(got.P[i]-w)/w)
+		}
+		t.Logf("beta=%v: worst relative difference %.3g", beta, worst)
+		if worst > 1e-12 {
+			t.Errorf("beta=%v: largest relative difference to plain BA %.3g > 1e-12", beta, worst)
+		}
+		for y, w := range wantC {
+			if !relClose(b.Marginal[y], w, 1e-12) {
+				t.Errorf("beta=%v: marginal[%d] = %v, plain BA %v", beta, y, b.Marginal[y], w)
+				break
+			}
+		}
+		if b.Iterations != 10 {
+			t.Errorf("Iterations = %d, want 10", b.Iterations)
+		}
+	}
+}
+
+// TestBAMatchesPlainSmall runs the same comparison on small grids with
+// zeros in the prior (no shared data needed), in both domains.
+func TestBAMatchesPlainSmall(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, sz := range [][2]int{{1, 1}, {1, 6}, {5, 5}, {6, 9}, {9, 4}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		prior := randPrior(rng, g.Len(), 0.3)
+		for _, beta := range []float64{0.1, 1.5, 6} {
+			want, _ := plainBA(g, prior, beta, 7)
+			for _, forceLog := range []bool{false, true} {
+				var ws BAWorkspace
+				b, err := ws.ba(g, prior, BAConfig{Beta: beta, Iterations: 7}, forceLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := b.Channel()
+				for i, w := range want {
+					if !relClose(got.P[i], w, 1e-11) {
+						t.Fatalf("%v beta=%v log=%v: C[%d] = %v, plain BA %v", g, beta, forceLog, i, got.P[i], w)
+					}
+				}
+			}
+		}
+	}
+}
+
+func checkStochastic(t *testing.T, name string, ch *Channel, tol float64) {
+	t.Helper()
+	n := ch.Out.Len()
+	for x := 0; x < ch.In.Len(); x++ {
+		s, mx := 0.0, 0.0
+		for _, v := range ch.Row(x) {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				t.Fatalf("%s: row %d has entry %v", name, x, v)
+			}
+			s += v
+			mx = max(mx, v)
+		}
+		if math.Abs(s-1) > tol || mx == 0 {
+			t.Fatalf("%s: row %d sums to %v (max entry %v) of %d", name, x, s, mx, n)
+		}
+	}
+}
+
+func TestBARowsStochastic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, sz := range [][2]int{{3, 3}, {7, 5}, {11, 15}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		for _, zero := range []float64{0, 0.5, 0.95} {
+			prior := randPrior(rng, g.Len(), zero)
+			for _, beta := range []float64{0.05, 0.7, 4, 30} {
+				for _, iters := range []int{1, 3, 12} {
+					b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: iters})
+					if err != nil {
+						t.Fatal(err)
+					}
+					checkStochastic(t, "BA", b.Channel(), 1e-12)
+					s := 0.0
+					for _, v := range b.Marginal {
+						s += v
+					}
+					if math.Abs(s-1) > 1e-12 {
+						t.Fatalf("%v beta=%v: marginal sums to %v", g, beta, s)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBAObjectiveNonIncreasing checks the rate-distortion objective
+// MI + beta*AvgD along the iterations, starting from the uniform channel.
+func TestBAObjectiveNonIncreasing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	g, _ := NewGrid(6, 7)
+	for _, zero := range []float64{0, 0.4} {
+		prior := randPrior(rng, g.Len(), zero)
+		for _, beta := range []float64{0.3, 1, 3} {
+			uni, _ := NewChannel(g, g)
+			for i := range uni.P {
+				uni.P[i] = 1 / float64(g.Len())
+			}
+			prev := objective(t, prior, uni, beta)
+			for it := 1; it <= 15; it++ {
+				b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: it})
+				if err != nil {
+					t.Fatal(err)
+				}
+				f := objective(t, prior, b.Channel(), beta)
+				if f > prev+1e-12*math.Abs(prev) {
+					t.Fatalf("beta=%v zero=%v: objective rose from %v to %v at iteration %d", beta, zero, prev, f, it)
+				}
+				prev = f
+			}
+		}
+	}
+}
+
+func objective(t *testing.T, prior []float64, ch *Channel, beta float64) float64 {
+	t.Helper()
+	mi, err := MutualInformation(prior, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := AvgDistortion(prior, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mi + beta*d
+}
+
+// TestBATightEps checks the O(m^2) form against the brute force and the
+// 2*beta bound, on random grids and priors.
+func TestBATightEps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 12; trial++ {
+		g, _ := NewGrid(1+rng.IntN(7), 1+rng.IntN(7))
+		prior := randPrior(rng, g.Len(), 0.3*rng.Float64())
+		beta := 0.05 + 4*rng.Float64()
+		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 1 + rng.IntN(20)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fast := b.TightEps()
+		brute, err := TightEps(b.Channel())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(fast-brute) > 1e-9*max(1, brute) {
+			t.Errorf("%v beta=%v: fast tight eps %v, brute force %v", g, beta, fast, brute)
+		}
+		if fast > 2*beta+1e-9 {
+			t.Errorf("%v beta=%v: tight eps %v > 2 beta", g, beta, fast)
+		}
+	}
+}
+
+// TestBALargeBeta: beta = 50 on the SF-sized grid underflows exp(-beta d)
+// for d > 15; the log-domain iteration must give finite, stochastic rows.
+func TestBALargeBeta(t *testing.T) {
+	g, _ := NewGrid(16, 24)
+	rng := rand.New(rand.NewPCG(13, 14))
+	point := make([]float64, g.Len())
+	point[0] = 1 // all mass in a corner: far cells see only underflowed terms
+	priors := map[string][]float64{"random with zeros": randPrior(rng, g.Len(), 0.6), "corner point mass": point}
+	for name, prior := range priors {
+		b, err := BA(g, prior, BAConfig{Beta: 50, Iterations: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.logDomain {
+			t.Fatalf("%s: beta=50 on 16x24 should iterate in the log domain", name)
+		}
+		checkStochastic(t, name, b.Channel(), 1e-12)
+		if e := b.TightEps(); math.IsNaN(e) || e > 100+1e-9 {
+			t.Errorf("%s: tight eps %v, want finite <= 2 beta", name, e)
+		}
+		for y, v := range b.Marginal {
+			if math.IsNaN(v) || v < 0 {
+				t.Fatalf("%s: marginal[%d] = %v", name, y, v)
+			}
+		}
+	}
+	// With the point mass, the exact row of the far corner concentrates on
+	// the cells nearest the straight path to the mass; it must not be
+	// uniform or empty: the far corner's report lies closer to the mass
+	// than the corner itself.
+	b, _ := BA(g, point, BAConfig{Beta: 50, Iterations: 10})
+	ch := b.Channel()
+	far := g.Len() - 1
+	best, arg := 0.0, -1
+	for y, v := range ch.Row(far) {
+		if v > best {
+			best, arg = v, y
+		}
+	}
+	if Dist(g, arg, g, 0) >= Dist(g, far, g, 0) {
+		t.Errorf("far corner's likeliest report %d is not closer to the mass", arg)
+	}
+}
+
+func TestBAConvergence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	g, _ := NewGrid(5, 6)
+	prior := randPrior(rng, g.Len(), 0.2)
+	for _, forceLog := range []bool{false, true} {
+		const delta = 1e-9
+		var ws BAWorkspace
+		b, err := ws.ba(g, prior, BAConfig{Beta: 1.2, Delta: delta}, forceLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !b.Converged || b.Change >= delta || b.Iterations < 2 {
+			t.Fatalf("log=%v: converged=%v change=%v after %d iterations", forceLog, b.Converged, b.Change, b.Iterations)
+		}
+		// Independent check of the stopping rule from materialised channels.
+		chAt := func(it int) *Channel {
+			c, err := BA(g, prior, BAConfig{Beta: 1.2, Iterations: it})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.Channel()
+		}
+		last, before, earlier := chAt(b.Iterations), chAt(b.Iterations-1), chAt(b.Iterations-2)
+		if d := maxAbsDiff(last.P, before.P); d >= delta || math.Abs(d-b.Change) > 1e-14 {
+			t.Errorf("log=%v: last change %v (reported %v), want < %v", forceLog, d, b.Change, delta)
+		}
+		if b.Iterations > 2 {
+			if d := maxAbsDiff(before.P, earlier.P); d < delta {
+				t.Errorf("log=%v: change %v at iteration %d already below delta", forceLog, d, b.Iterations-1)
+			}
+		}
+	}
+	// The cap.
+	b, err := BA(g, prior, BAConfig{Beta: 1.2, Delta: 1e-300, MaxIterations: 7})
+	if err != nil || b.Iterations != 7 || b.Converged {
+		t.Errorf("capped run: %v iterations, converged %v, err %v", b.Iterations, b.Converged, err)
+	}
+	// Uniform start: with a tiny beta, C_1 is within delta of uniform.
+	b, err = BA(g, prior, BAConfig{Beta: 1e-12, Delta: 1e-9})
+	if err != nil || b.Iterations != 1 || !b.Converged {
+		t.Errorf("tiny beta: %d iterations, converged %v, err %v", b.Iterations, b.Converged, err)
+	}
+}
+
+func TestBAErrors(t *testing.T) {
+	g, _ := NewGrid(3, 4)
+	good := make([]float64, 12)
+	for i := range good {
+		good[i] = 1.0 / 12
+	}
+	bad := func(f func(p []float64)) []float64 {
+		p := append([]float64(nil), good...)
+		f(p)
+		return p
+	}
+	cases := []struct {
+		name  string
+		g     Grid
+		prior []float64
+		cfg   BAConfig
+	}{
+		{"beta 0", g, good, BAConfig{Beta: 0, Iterations: 1}},
+		{"beta <0", g, good, BAConfig{Beta: -1, Iterations: 1}},
+		{"beta NaN", g, good, BAConfig{Beta: math.NaN(), Iterations: 1}},
+		{"beta Inf", g, good, BAConfig{Beta: math.Inf(1), Iterations: 1}},
+		{"iterations <0", g, good, BAConfig{Beta: 1, Iterations: -1}},
+		{"delta 0", g, good, BAConfig{Beta: 1}},
+		{"delta NaN", g, good, BAConfig{Beta: 1, Delta: math.NaN()}},
+		{"max iterations <0", g, good, BAConfig{Beta: 1, Delta: 1e-3, MaxIterations: -2}},
+		{"short prior", g, good[:11], BAConfig{Beta: 1, Iterations: 1}},
+		{"negative", g, bad(func(p []float64) { p[0] = -p[0]; p[1] += 2 * p[1] }), BAConfig{Beta: 1, Iterations: 1}},
+		{"NaN", g, bad(func(p []float64) { p[3] = math.NaN() }), BAConfig{Beta: 1, Iterations: 1}},
+		{"Inf", g, bad(func(p []float64) { p[3] = math.Inf(1) }), BAConfig{Beta: 1, Iterations: 1}},
+		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}},
+		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}},
+		{"huge grid", Grid{Rows: 200, Cols: 200}, nil, BAConfig{Beta: 1, Iterations: 1}},
+	}
+	for _, tc := range cases {
+		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	// Within the documented tolerance the prior is accepted.
+	if _, err := BA(g, bad(func(p []float64) { p[0] += 1e-10 }), BAConfig{Beta: 1, Iterations: 1}); err != nil {
+		t.Errorf("prior off by 1e-10 rejected: %v", err)
+	}
+}
+
+func TestBAWorkspaceAllocs(t *testing.T) {
+	g, _ := NewGrid(11, 15)
+	prior := randPrior(rand.New(rand.NewPCG(1, 1)), g.Len(), 0)
+	var ws BAWorkspace
+	run := func(iters int) float64 {
+		return testing.AllocsPerRun(5, func() {
+			if _, err := ws.BA(g, prior, BAConfig{Beta: 1, Iterations: iters}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	a1, a50 := run(1), run(50)
+	if a50 != a1 {
+		t.Errorf("allocations grow with iterations: %v for 1, %v for 50", a1, a50)
+	}
+	ca := testing.AllocsPerRun(5, func() {
+		if _, err := ws.BA(g, prior, BAConfig{Beta: 1, Delta: 1e-300, MaxIterations: 30}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if ca != a1 {
+		t.Errorf("convergence mode allocates per iteration: %v vs %v", ca, a1)
+	}
+}

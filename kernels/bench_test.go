@@ -1,0 +1,134 @@
+package kernels
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The benchmarks below do the workloads of ../shared/peers/numpy_kernels.py
+// on the Paris and SF data (empirical prior, beta = 1), so their medians
+// can be set against the peer's run in the same session.
+
+var benchCities = []string{"paris", "sf"}
+
+type benchCity struct {
+	g      Grid
+	counts []int
+	prior  []float64
+	ba     *BAChannel
+	ch     *Channel
+	q      []float64
+}
+
+func loadBenchCity(b *testing.B, city string) benchCity {
+	b.Helper()
+	g, counts := loadSharedCity(b, city)
+	prior := sharedPrior(counts)
+	ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ch := ba.Channel()
+	q, err := Marginal(prior, ch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return benchCity{g: g, counts: counts, prior: prior, ba: ba, ch: ch, q: q}
+}
+
+// BenchmarkBA10: 10 BA iterations from the uniform channel at beta = 1,
+// including the kernel table (the peer computes exp(-D) inside too).
+func BenchmarkBA10(b *testing.B) {
+	for _, city := range benchCities {
+		b.Run(city, func(b *testing.B) {
+			c := loadBenchCity(b, city)
+			b.ReportAllocs()
+			defer startCPU().report(b)
+			for b.Loop() {
+				if _, err := BA(c.g, c.prior, BAConfig{Beta: 1, Iterations: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIBU10: 10 IBU iterations from uniform on the materialised BA
+// channel with q = prior C (workspace reused: no allocations).
+func BenchmarkIBU10(b *testing.B) {
+	for _, city := range benchCities {
+		b.Run(city, func(b *testing.B) {
+			c := loadBenchCity(b, city)
+			var ws IBUWorkspace
+			dst := make([]float64, c.g.Len())
+			b.ReportAllocs()
+			defer startCPU().report(b)
+			for b.Loop() {
+				if _, _, err := ws.IBU(dst, c.ch, c.q, nil, IBUConfig{Iterations: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkIBU10Factorised: the same work through BAChannel.IBU, which
+// never materialises the channel (two stencil products per iteration).
+func BenchmarkIBU10Factorised(b *testing.B) {
+	for _, city := range benchCities {
+		b.Run(city, func(b *testing.B) {
+			c := loadBenchCity(b, city)
+			var ws IBUWorkspace
+			dst := make([]float64, c.g.Len())
+			b.ReportAllocs()
+			defer startCPU().report(b)
+			for b.Loop() {
+				if _, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, IBUConfig{Iterations: 10}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkObfuscate: all N check-ins through the BA channel, then the
+// empirical report distribution.
+func BenchmarkObfuscate(b *testing.B) {
+	for _, city := range benchCities {
+		b.Run(city, func(b *testing.B) {
+			c := loadBenchCity(b, city)
+			rng := rand.New(rand.NewPCG(1, 2))
+			q := make([]float64, c.g.Len())
+			b.ReportAllocs()
+			defer startCPU().report(b)
+			for b.Loop() {
+				rep, err := Obfuscate(rng, c.counts, c.ch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				n := 0
+				for _, v := range rep {
+					n += v
+				}
+				for y, v := range rep {
+					q[y] = float64(v) / float64(n)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkTightEps: tight epsilon of the BA channel at beta = 1 by the
+// O(m^2) form.
+func BenchmarkTightEps(b *testing.B) {
+	for _, city := range benchCities {
+		b.Run(city, func(b *testing.B) {
+			c := loadBenchCity(b, city)
+			b.ReportAllocs()
+			defer startCPU().report(b)
+			for b.Loop() {
+				_ = c.ba.TightEps()
+			}
+		})
+	}
+}

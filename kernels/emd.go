@@ -1,0 +1,95 @@
+package kernels
+
+import (
+	"fmt"
+
+	"privic/kernels/emd"
+)
+
+// EMD is the exact earth mover's distance (Wasserstein-1) between p on grid a
+// and q on grid b, with the Euclidean distance between absolute cell
+// positions (cell units) as ground distance. The grids may differ, e.g. a
+// base grid and its Widen(w) output grid.
+//
+// p and q must have a.Len() and b.Len() entries, all finite and >= 0, each
+// summing to 1 within StochasticTol*len (the rounding of a sum of len
+// terms). Both are divided by their sums, so the result is the distance
+// between the distributions they stand for and EMD(a, p, b, q) equals
+// EMD(b, q, a, p) up to rounding.
+//
+// Because the ground distance is a metric, the distance depends only on the
+// signed measure p - q (Kantorovich-Rubinstein duality): mass the two share
+// at a cell stays put, and only the net surplus is transported, by the
+// network simplex of package emd.
+func EMD(a Grid, p []float64, b Grid, q []float64) (float64, error) {
+	if err := a.Validate(); err != nil {
+		return 0, fmt.Errorf("EMD: first %w", err)
+	}
+	if err := b.Validate(); err != nil {
+		return 0, fmt.Errorf("EMD: second %w", err)
+	}
+	if err := checkDist("EMD: p", p, a.Len()); err != nil {
+		return 0, err
+	}
+	if err := checkDist("EMD: q", q, b.Len()); err != nil {
+		return 0, err
+	}
+	sp, sq := 0.0, 0.0
+	for _, v := range p {
+		sp += v
+	}
+	for _, v := range q {
+		sq += v
+	}
+	// Net mass on the bounding box of both grids, unless the grids lie far
+	// apart and the box would be mostly empty.
+	r0, c0 := min(a.Row0, b.Row0), min(a.Col0, b.Col0)
+	box := Grid{
+		Row0: r0, Col0: c0,
+		Rows: max(a.Row0+a.Rows, b.Row0+b.Rows) - r0,
+		Cols: max(a.Col0+a.Cols, b.Col0+b.Cols) - c0,
+	}
+	if box.Rows <= 0 || box.Cols <= 0 || int64(box.Rows)*int64(box.Cols) > 4*int64(a.Len()+b.Len()) {
+		return emdFar(a, p, sp, b, q, sq)
+	}
+	// Both distributions on the box's cells, divided by their sums.
+	k := box.Len()
+	x, y, pb, qb := make([]float64, k), make([]float64, k), make([]float64, k), make([]float64, k)
+	for i := range k {
+		r, c := box.Abs(i)
+		x[i], y[i] = float64(r), float64(c)
+	}
+	for i, v := range p {
+		r, c := a.Abs(i)
+		pb[box.IndexOf(r, c)] = v / sp
+	}
+	for j, v := range q {
+		r, c := b.Abs(j)
+		qb[box.IndexOf(r, c)] = v / sq
+	}
+	d, err := emd.SolveCommon(x, y, pb, qb)
+	if err != nil {
+		return 0, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+	}
+	return d, nil
+}
+
+// emdFar handles grids whose bounding box is mostly empty: the point sets
+// go to emd.SolvePoints, which cancels shared mass through a hash map.
+func emdFar(a Grid, p []float64, sp float64, b Grid, q []float64, sq float64) (float64, error) {
+	coords := func(g Grid, v []float64, s float64) (x, y, m []float64) {
+		x, y, m = make([]float64, len(v)), make([]float64, len(v)), make([]float64, len(v))
+		for i := range v {
+			r, c := g.Abs(i)
+			x[i], y[i], m[i] = float64(r), float64(c), v[i]/s
+		}
+		return x, y, m
+	}
+	ax, ay, pm := coords(a, p, sp)
+	bx, by, qm := coords(b, q, sq)
+	d, err := emd.SolvePoints(ax, ay, pm, bx, by, qm)
+	if err != nil {
+		return 0, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+	}
+	return d, nil
+}

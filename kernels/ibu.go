@@ -1,0 +1,509 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+)
+
+// IBUConfig selects the stopping rule of IBU and GIBU.
+type IBUConfig struct {
+	// Iterations > 0 runs exactly that many updates (the reference code).
+	// Iterations == 0 iterates until the largest change of an estimate
+	// entry, max_x |theta_r(x) - theta_{r-1}(x)|, is below Delta.
+	Iterations int
+	// Delta is the convergence threshold (> 0) when Iterations == 0.
+	Delta float64
+	// MaxIterations caps convergence mode (0 means DefaultMaxIterations).
+	// Reaching the cap is not an error: the caller sees iters == cap.
+	MaxIterations int
+}
+
+// DefaultMaxIterations is the iteration cap of the convergence modes of BA
+// and IBU when the configuration leaves it at zero.
+const DefaultMaxIterations = 10000
+
+func (cfg IBUConfig) limits() (maxIter int, converge bool, err error) {
+	return iterLimits(cfg.Iterations, cfg.Delta, cfg.MaxIterations)
+}
+
+func iterLimits(iterations int, delta float64, maxIterations int) (int, bool, error) {
+	switch {
+	case iterations < 0:
+		return 0, false, fmt.Errorf("iterations = %d: must be >= 0", iterations)
+	case iterations > 0:
+		return iterations, false, nil
+	}
+	if err := checkPositive("delta", delta); err != nil {
+		return 0, false, fmt.Errorf("convergence mode (iterations = 0): %w", err)
+	}
+	switch {
+	case maxIterations < 0:
+		return 0, false, fmt.Errorf("max iterations = %d: must be >= 0", maxIterations)
+	case maxIterations == 0:
+		maxIterations = DefaultMaxIterations
+	}
+	return maxIterations, true, nil
+}
+
+// Batch is one set of reports for GIBU: the channel that produced them and
+// the report counts (or any non-negative weights) over Channel.Out.
+type Batch struct {
+	Channel *Channel
+	Counts  []float64
+}
+
+// IBU estimates the input distribution of ch from the report distribution
+// q (over ch.Out, summing to 1 within StochasticTol*len) by iterative
+// Bayesian update,
+//
+//	theta_{r+1}(x) = theta_r(x) sum_y q(y) C[x,y] / sum_z theta_r(z) C[z,y],
+//
+// starting from start (a distribution over ch.In; nil means uniform). It
+// returns the estimate and the number of updates done.
+//
+// Zero-probability outputs never produce NaN: a report y with q(y) = 0 is
+// skipped, and so is one the current estimate cannot produce
+// (sum_z theta_r(z) C[z,y] = 0); each estimate is renormalised to sum 1, so
+// in exact arithmetic nothing changes when no report is skipped, and
+// otherwise the estimate is the one conditioned on the explainable reports.
+// If no report at all can be explained IBU returns an error. Cells with
+// theta(x) = 0 stay at zero.
+func IBU(ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	var w IBUWorkspace
+	return w.IBU(nil, ch, q, start, cfg)
+}
+
+// GIBU is IBU over several batches of reports (the paper's Definition 2.6,
+// after Elsalamouny and Palamidessi): with N = sum of all counts,
+//
+//	theta_{r+1}(x) = (1/N) sum_t sum_y counts_t(y) theta_r(x) C_t[x,y] / sum_z theta_r(z) C_t[z,y].
+//
+// All channels must share the input grid; their output grids may differ.
+// One batch with counts n*q gives exactly IBU with q.
+func GIBU(batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	var w IBUWorkspace
+	return w.GIBU(nil, batches, start, cfg)
+}
+
+// IBUWorkspace holds the buffers of IBU and GIBU so that repeated calls
+// allocate nothing once they have grown to the problem size. A workspace
+// must not be used by two goroutines at once.
+type IBUWorkspace struct {
+	prev, s, dot    []float64
+	den, r, scratch []float64
+	dens, rs        [][]float64
+	batch           [1]Batch
+}
+
+func grow(b []float64, n int) []float64 {
+	if cap(b) < n {
+		return make([]float64, n)
+	}
+	return b[:n]
+}
+
+// IBU is the package-level IBU writing the estimate into dst (grown if its
+// capacity is short) and reusing the workspace's buffers.
+func (w *IBUWorkspace) IBU(dst []float64, ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	if ch == nil {
+		return nil, 0, fmt.Errorf("ibu: channel is nil")
+	}
+	if err := checkDist("ibu: report distribution q", q, ch.Out.Len()); err != nil {
+		return nil, 0, err
+	}
+	w.batch[0] = Batch{Channel: ch, Counts: q}
+	est, it, err := w.run("ibu", dst, w.batch[:], start, cfg)
+	w.batch[0] = Batch{}
+	return est, it, err
+}
+
+// GIBU is the package-level GIBU writing the estimate into dst and reusing
+// the workspace's buffers.
+func (w *IBUWorkspace) GIBU(dst []float64, batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	return w.run("gibu", dst, batches, start, cfg)
+}
+
+func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	maxIter, converge, err := cfg.limits()
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(batches) == 0 {
+		return nil, 0, fmt.Errorf("%s: no batches", name)
+	}
+	in := Grid{}
+	total := 0.0
+	for t, b := range batches {
+		ch := b.Channel
+		if err := checkChannelShape(ch); err != nil {
+			return nil, 0, fmt.Errorf("%s: batch %d: %w", name, t, err)
+		}
+		if t == 0 {
+			in = ch.In
+		} else if ch.In.Len() != in.Len() {
+			return nil, 0, fmt.Errorf("%s: batch %d: channel input %v differs from batch 0's %v", name, t, ch.In, in)
+		}
+		n, err := checkWeights("counts", b.Counts, ch.Out.Len())
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: batch %d: %w", name, t, err)
+		}
+		total += n
+		if bad := checkRows(ch.P, ch.In.Len(), ch.Out.Len()); bad >= 0 {
+			return nil, 0, fmt.Errorf("%s: batch %d: channel row %d is not a distribution (entries finite and >= 0, sum 1 within %g)",
+				name, t, bad, StochasticTol*float64(ch.Out.Len()))
+		}
+	}
+	if math.IsInf(total, 1) {
+		return nil, 0, fmt.Errorf("%s: total count overflows", name)
+	}
+	m := in.Len()
+	theta := grow(dst, m)
+	if start == nil {
+		for i := range theta {
+			theta[i] = 1 / float64(m)
+		}
+	} else {
+		if err := checkDist(name+": start", start, m); err != nil {
+			return nil, 0, err
+		}
+		copy(theta, start)
+	}
+	w.prev = grow(w.prev, m)
+	w.s = grow(w.s, m)
+	var iters int
+	if len(batches) == 1 {
+		iters, err = w.runOne(theta, batches[0], 1/total, maxIter, converge, cfg.Delta)
+	} else {
+		iters, err = w.runMany(theta, batches, 1/total, maxIter, converge, cfg.Delta)
+	}
+	if err != nil {
+		return nil, iters, fmt.Errorf("%s: %w", name, err)
+	}
+	return theta, iters, nil
+}
+
+// checkChannelShape checks the parts of a channel that are cheap to check;
+// the entries are checked by checkRows.
+func checkChannelShape(ch *Channel) error {
+	if ch == nil {
+		return fmt.Errorf("channel is nil")
+	}
+	if err := ch.In.Validate(); err != nil {
+		return fmt.Errorf("channel input %w", err)
+	}
+	if err := ch.Out.Validate(); err != nil {
+		return fmt.Errorf("channel output %w", err)
+	}
+	if len(ch.P) != ch.In.Len()*ch.Out.Len() {
+		return fmt.Errorf("channel %v -> %v has %d entries, want %d", ch.In, ch.Out, len(ch.P), ch.In.Len()*ch.Out.Len())
+	}
+	return nil
+}
+
+// denTiny is the smallest report probability den(y) = sum_x theta(x) C[x,y]
+// the fast passes trust. Above it the products theta(x) C[x,y] that
+// underflow (each below 2.3e-308) are negligible against den(y), and the
+// ratios q(y)/den(y) stay below 1e290, so no sum overflows. A report with
+// q(y) > 0 and a smaller den(y) (possibly 0 by underflow although some
+// theta(x) C[x,y] > 0) sends that iteration to carefulStep.
+const denTiny = 1e-290
+
+// ratios sets r[y] = scale*counts[y]/den[y], or 0 where counts[y] = 0 or
+// den[y] = 0. It reports false if some report with counts[y] > 0 has
+// den[y] < denTiny.
+func ratios(r, counts, den []float64, scale float64) (ok bool) {
+	r = r[:len(den)]
+	counts = counts[:len(den)]
+	ok = true
+	for y, d := range den {
+		v := 0.0
+		if c := counts[y]; c > 0 {
+			if d < denTiny {
+				ok = false
+			}
+			if d > 0 {
+				v = scale * c / d
+			}
+		}
+		r[y] = v
+	}
+	return ok
+}
+
+// normalize divides theta by its sum and returns the sum.
+func normalize(theta []float64) float64 {
+	s := 0.0
+	for _, v := range theta {
+		s += v
+	}
+	if !(s > 0) || math.IsInf(s, 1) {
+		return s
+	}
+	if inv := 1 / s; !math.IsInf(inv, 1) {
+		for i := range theta {
+			theta[i] *= inv
+		}
+	} else {
+		for i := range theta { // s is subnormal
+			theta[i] /= s
+		}
+	}
+	return s
+}
+
+func maxAbsDiff(a, b []float64) float64 {
+	b = b[:len(a)]
+	d := 0.0
+	for i, v := range a {
+		d = max(d, math.Abs(v-b[i]))
+	}
+	return d
+}
+
+var errUnexplained = fmt.Errorf("no report can be produced by the current estimate (all weighted reports have zero probability)")
+
+// carefulStep is one GIBU update done in the log domain, for iterations in
+// which some reported output is (nearly) impossible under theta:
+//
+//	ln den_t(y) = log-sum-exp over x of ln theta(x) + ln C_t[x,y],
+//	theta'(x) = sum_t sum_y w_t(y) exp(ln theta(x) + ln C_t[x,y] - ln den_t(y)),
+//
+// with w_t = counts_t * scale. Every term is at most w_t(y), so nothing
+// overflows, and den_t(y) is exact even when all its products underflow.
+// next must have len(theta) entries; lt is scratch of the same length.
+func carefulStep(next, theta, lt []float64, batches []Batch, scale float64) {
+	negInf := math.Inf(-1)
+	for x, v := range theta {
+		lt[x] = log(v) // -Inf for 0
+	}
+	clear(next)
+	for _, b := range batches {
+		ch := b.Channel
+		m, n := ch.In.Len(), ch.Out.Len()
+		for y := 0; y < n; y++ {
+			w := b.Counts[y] * scale
+			if !(w > 0) {
+				continue
+			}
+			mx := negInf
+			for x := 0; x < m; x++ {
+				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
+					mx = max(mx, lt[x]+log(c))
+				}
+			}
+			if mx == negInf {
+				continue // y is impossible: skipped
+			}
+			sum := 0.0
+			for x := 0; x < m; x++ {
+				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
+					sum += math.Exp(lt[x] + log(c) - mx)
+				}
+			}
+			lden := mx + log(sum)
+			for x := 0; x < m; x++ {
+				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
+					next[x] += w * math.Exp(lt[x]+log(c)-lden)
+				}
+			}
+		}
+	}
+}
+
+// runOne is IBU with one channel: every iteration is one fused pass over
+// the channel that finishes theta_{r+1}(x) row by row and, while the row is
+// in cache, adds theta_{r+1}(x) C[x,:] to the next iteration's den.
+func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
+	ch := b.Channel
+	m, n := ch.In.Len(), ch.Out.Len()
+	w.den = grow(w.den, n)
+	w.r = grow(w.r, n)
+	w.dot = grow(w.dot, m)
+	den, r := w.den, w.r
+	fresh := false // den holds theta C for the current theta
+	for it := 1; it <= maxIter; it++ {
+		if converge {
+			copy(w.prev, theta)
+		}
+		if !fresh {
+			clear(den)
+			densePass(ch.P, m, n, r, den, theta, w.s, passAxpy)
+		}
+		fresh = false
+		if !ratios(r, b.Counts, den, scale) {
+			w.carefulOne(theta, b, scale)
+		} else {
+			mode := passFused
+			if it == maxIter {
+				mode = passUpdate // the next den is not needed
+			} else {
+				clear(den)
+			}
+			densePass(ch.P, m, n, r, den, theta, w.s, mode)
+			fresh = mode == passFused
+		}
+		sum := normalize(theta)
+		if !(sum > 0) || math.IsInf(sum, 1) {
+			return it, errUnexplained
+		}
+		if fresh {
+			if inv := 1 / sum; !math.IsInf(inv, 1) {
+				for y := range den {
+					den[y] *= inv
+				}
+			} else {
+				fresh = false // recompute from the normalised theta
+			}
+		}
+		if converge && maxAbsDiff(theta, w.prev) < delta {
+			return it, nil
+		}
+	}
+	return maxIter, nil
+}
+
+// carefulOne replaces theta by carefulStep's update for one batch.
+func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
+	one := [1]Batch{b}
+	carefulStep(w.dot, theta, w.s, one[:], scale)
+	copy(theta, w.dot)
+}
+
+// runMany is GIBU with several channels: per iteration, one axpy pass per
+// batch for its den, then one dot pass per batch accumulating
+// s(x) = sum_t <C_t[x,:], r_t>.
+func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
+	for len(w.dens) < len(batches) {
+		w.dens = append(w.dens, nil)
+		w.rs = append(w.rs, nil)
+	}
+	s := w.s
+	w.dot = grow(w.dot, len(theta))
+	dot := w.dot
+	for it := 1; it <= maxIter; it++ {
+		if converge {
+			copy(w.prev, theta)
+		}
+		ok := true
+		for t, b := range batches {
+			ch := b.Channel
+			m, n := ch.In.Len(), ch.Out.Len()
+			w.dens[t] = grow(w.dens[t], n)
+			w.rs[t] = grow(w.rs[t], n)
+			clear(w.dens[t])
+			densePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
+			ok = ratios(w.rs[t], b.Counts, w.dens[t], scale) && ok
+		}
+		if ok {
+			clear(s)
+			for t, b := range batches {
+				ch := b.Channel
+				m, n := ch.In.Len(), ch.Out.Len()
+				densePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
+				for x, v := range dot {
+					s[x] += v
+				}
+			}
+			for x := range theta {
+				theta[x] *= s[x]
+			}
+		} else {
+			carefulStep(dot, theta, s, batches, scale)
+			copy(theta, dot)
+		}
+		if sum := normalize(theta); !(sum > 0) || math.IsInf(sum, 1) {
+			return it, errUnexplained
+		}
+		if converge && maxAbsDiff(theta, w.prev) < delta {
+			return it, nil
+		}
+	}
+	return maxIter, nil
+}
+
+// IBU runs IBU (see the package-level IBU; same arguments, stopping rules
+// and zero handling) on the BA channel without materialising it, through
+// the factorisation C = diag(1/Z) K diag(c):
+//
+//	den = theta C = c .* K(theta ./ Z),  theta' = theta ./ Z .* K(c .* q ./ den),
+//
+// two stencil products per iteration instead of two passes over the
+// m x m matrix (the BA/IBU duality: the same products as a BA step). It
+// agrees with IBU(b.Channel(), ...) to rounding. Channels that BA iterated
+// in the log domain (large beta) are materialised and handed to IBU.
+func (b *BAChannel) IBU(q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	var w IBUWorkspace
+	return w.IBUOnBA(nil, b, q, start, cfg)
+}
+
+// IBUOnBA is BAChannel.IBU writing the estimate into dst and reusing the
+// workspace's buffers (no allocations once warm).
+func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	if b == nil || b.st == nil {
+		return nil, 0, fmt.Errorf("ibu: BA channel is nil or not built by BA")
+	}
+	if b.logDomain {
+		return w.IBU(dst, b.Channel(), q, start, cfg)
+	}
+	maxIter, converge, err := cfg.limits()
+	if err != nil {
+		return nil, 0, fmt.Errorf("ibu: %w", err)
+	}
+	m := b.Grid.Len()
+	if err := checkDist("ibu: report distribution q", q, m); err != nil {
+		return nil, 0, err
+	}
+	theta := grow(dst, m)
+	if start == nil {
+		for i := range theta {
+			theta[i] = 1 / float64(m)
+		}
+	} else {
+		if err := checkDist("ibu: start", start, m); err != nil {
+			return nil, 0, err
+		}
+		copy(theta, start)
+	}
+	st := b.st
+	w.prev = grow(w.prev, m)
+	w.s = grow(w.s, m)
+	w.dot = grow(w.dot, m)
+	w.den = grow(w.den, m)
+	w.r = grow(w.r, m)
+	w.scratch = grow(w.scratch, st.scratchLen())
+	c, z := b.Marginal[:m], b.z[:m]
+	a, kv, den, r := w.s[:m], w.dot[:m], w.den[:m], w.r[:m]
+	q = q[:m]
+	for it := 1; it <= maxIter; it++ {
+		if converge {
+			copy(w.prev, theta)
+		}
+		for x, t := range theta {
+			a[x] = t / z[x]
+		}
+		st.prod(kv, a, w.scratch)
+		for y, v := range kv {
+			den[y] = c[y] * v
+		}
+		if !ratios(r, q, den, 1) {
+			// A reported output is (nearly) impossible under the
+			// estimate: redo the whole run on the materialised channel,
+			// whose iteration has the careful log-domain step.
+			return w.IBU(dst, b.Channel(), q, start, cfg)
+		}
+		for y, v := range c {
+			r[y] *= v
+		}
+		st.prod(kv, r, w.scratch)
+		for x, v := range kv {
+			theta[x] = a[x] * v
+		}
+		if sum := normalize(theta); !(sum > 0) || math.IsInf(sum, 1) {
+			return nil, it, fmt.Errorf("ibu: %w", errUnexplained)
+		}
+		if converge && maxAbsDiff(theta, w.prev) < cfg.Delta {
+			return theta, it, nil
+		}
+	}
+	return theta, maxIter, nil
+}

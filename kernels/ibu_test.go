@@ -1,0 +1,569 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// plainIBU is IBU written from the definition with double loops; zero
+// reports are skipped and the estimate renormalised, as documented.
+func plainIBU(ch *Channel, q, start []float64, iters int) []float64 {
+	m, n := ch.In.Len(), ch.Out.Len()
+	theta := append([]float64(nil), start...)
+	for it := 0; it < iters; it++ {
+		next := make([]float64, m)
+		for y := 0; y < n; y++ {
+			den := 0.0
+			for z := 0; z < m; z++ {
+				den += theta[z] * ch.P[z*n+y]
+			}
+			if q[y] == 0 || den == 0 {
+				continue
+			}
+			for x := 0; x < m; x++ {
+				next[x] += theta[x] * q[y] * ch.P[x*n+y] / den
+			}
+		}
+		s := 0.0
+		for _, v := range next {
+			s += v
+		}
+		for x := range next {
+			next[x] /= s
+		}
+		theta = next
+	}
+	return theta
+}
+
+func uniform(m int) []float64 {
+	u := make([]float64, m)
+	for i := range u {
+		u[i] = 1 / float64(m)
+	}
+	return u
+}
+
+// randChannel returns a random row-stochastic channel; zero > 0 puts exact
+// zeros in about that fraction of the entries (never a whole row).
+func randChannel(rng *rand.Rand, in, out Grid, zero float64) *Channel {
+	ch, _ := NewChannel(in, out)
+	n := out.Len()
+	for x := 0; x < in.Len(); x++ {
+		row := ch.Row(x)
+		s := 0.0
+		for y := range row {
+			if rng.Float64() >= zero {
+				row[y] = rng.ExpFloat64()
+			}
+			s += row[y]
+		}
+		if s == 0 {
+			row[rng.IntN(n)] = 1
+			s = 1
+		}
+		for y := range row {
+			row[y] /= s
+		}
+	}
+	return ch
+}
+
+func maxRelDiff(a, b []float64) float64 {
+	d := 0.0
+	for i := range a {
+		if a[i] != b[i] {
+			d = max(d, math.Abs(a[i]-b[i])/math.Max(math.Abs(a[i]), math.Abs(b[i])))
+		}
+	}
+	return d
+}
+
+func TestIBUMatchesPlain(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	base, _ := NewGrid(5, 7)
+	lap, _ := Laplace(base, base.Widen(2), 0.8)
+	chans := map[string]*Channel{
+		"laplace widened": lap,
+		"random 35x13":    randChannel(rng, base, Grid{Rows: 1, Cols: 13}, 0),
+		"random zeros":    randChannel(rng, base, Grid{Rows: 3, Cols: 3}, 0.5),
+		"random 1 input":  randChannel(rng, Grid{Rows: 1, Cols: 1}, Grid{Rows: 2, Cols: 5}, 0),
+	}
+	for name, ch := range chans {
+		q := randPrior(rng, ch.Out.Len(), 0.2)
+		for _, start := range [][]float64{nil, randPrior(rng, ch.In.Len(), 0.3)} {
+			got, iters, err := IBU(ch, q, start, IBUConfig{Iterations: 10})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			s := start
+			if s == nil {
+				s = uniform(ch.In.Len())
+			}
+			want := plainIBU(ch, q, s, 10)
+			if iters != 10 {
+				t.Errorf("%s: %d iterations", name, iters)
+			}
+			if d := maxRelDiff(got, want); d > 1e-12 {
+				t.Errorf("%s: relative difference to plain IBU %.3g", name, d)
+			}
+			for x, v := range s {
+				if v == 0 && got[x] != 0 {
+					t.Errorf("%s: cell %d left zero", name, x)
+				}
+			}
+		}
+	}
+}
+
+func logLikelihood(ch *Channel, q, theta []float64) float64 {
+	m, n := ch.In.Len(), ch.Out.Len()
+	ll := 0.0
+	for y := 0; y < n; y++ {
+		if q[y] == 0 {
+			continue
+		}
+		den := 0.0
+		for x := 0; x < m; x++ {
+			den += theta[x] * ch.P[x*n+y]
+		}
+		ll += q[y] * math.Log(den)
+	}
+	return ll
+}
+
+func TestIBULogLikelihoodNonDecreasing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	g, _ := NewGrid(6, 6)
+	prior := randPrior(rng, g.Len(), 0)
+	b, _ := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
+	lap, _ := Laplace(g, g.Widen(3), 1.1)
+	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap, "random": randChannel(rng, g, g, 0.3)} {
+		// Reports drawn by obfuscation: q is not exactly prior C.
+		counts := make([]int, g.Len())
+		for x, p := range prior {
+			counts[x] = int(p * 5000)
+		}
+		rep, err := Obfuscate(rng, counts, ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := make([]float64, len(rep))
+		tot := 0
+		for _, v := range rep {
+			tot += v
+		}
+		for y, v := range rep {
+			q[y] = float64(v) / float64(tot)
+		}
+		theta := uniform(g.Len())
+		prev := logLikelihood(ch, q, theta)
+		for it := 0; it < 40; it++ {
+			theta, _, err = IBU(ch, q, theta, IBUConfig{Iterations: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ll := logLikelihood(ch, q, theta)
+			if ll < prev-1e-13*math.Abs(prev) {
+				t.Fatalf("%s: log-likelihood fell from %v to %v at iteration %d", name, prev, ll, it+1)
+			}
+			prev = ll
+		}
+	}
+}
+
+func TestIBURecoversPrior(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	g, _ := NewGrid(5, 5)
+	prior := make([]float64, g.Len())
+	s := 0.0
+	for i := range prior {
+		prior[i] = 0.2 + rng.Float64() // full support
+		s += prior[i]
+	}
+	for i := range prior {
+		prior[i] /= s
+	}
+	b, _ := BA(g, prior, BAConfig{Beta: 1.5, Iterations: 10})
+	lap, _ := Laplace(g, g.Widen(2), 1.5)
+	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap} {
+		q, _ := Marginal(prior, ch)
+		est, iters, err := IBU(ch, q, nil, IBUConfig{Delta: 1e-14, MaxIterations: 200000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(est, prior); d > 1e-6 {
+			t.Errorf("%s: after %d iterations max |est - prior| = %v > 1e-6", name, iters, d)
+		}
+	}
+}
+
+func TestGIBU(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	g, _ := NewGrid(4, 5)
+	ch1 := randChannel(rng, g, g.Widen(1), 0.2)
+	ch2, _ := Laplace(g, g, 0.9)
+	q := randPrior(rng, ch1.Out.Len(), 0.2)
+	start := randPrior(rng, g.Len(), 0)
+	cfg := IBUConfig{Iterations: 12}
+
+	// One batch with counts n*q equals IBU with q.
+	counts := make([]float64, len(q))
+	for y, v := range q {
+		counts[y] = 777 * v
+	}
+	ibu, _, err := IBU(ch1, q, start, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, _, err := GIBU([]Batch{{ch1, counts}}, start, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(one, ibu); d > 1e-12 {
+		t.Errorf("GIBU with one batch differs from IBU by %.3g", d)
+	}
+
+	// Splitting one batch's counts into two batches of the same channel
+	// changes nothing (the two-batch path runs separate passes).
+	c1, c2 := make([]float64, len(counts)), make([]float64, len(counts))
+	for y, v := range counts {
+		f := rng.Float64()
+		c1[y], c2[y] = f*v, (1-f)*v
+	}
+	split, _, err := GIBU([]Batch{{ch1, c1}, {ch1, c2}}, start, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxRelDiff(split, ibu); d > 1e-12 {
+		t.Errorf("GIBU over a split batch differs from IBU by %.3g", d)
+	}
+
+	// Two different channels against the definition.
+	cb := make([]float64, ch2.Out.Len())
+	for y := range cb {
+		cb[y] = float64(rng.IntN(50))
+	}
+	got, _, err := GIBU([]Batch{{ch1, counts}, {ch2, cb}}, start, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := plainGIBU([]Batch{{ch1, counts}, {ch2, cb}}, start, 12)
+	if d := maxRelDiff(got, want); d > 1e-12 {
+		t.Errorf("GIBU differs from the definition by %.3g", d)
+	}
+}
+
+// plainGIBU is Definition 2.6 with double loops.
+func plainGIBU(batches []Batch, start []float64, iters int) []float64 {
+	theta := append([]float64(nil), start...)
+	m := len(theta)
+	total := 0.0
+	for _, b := range batches {
+		for _, v := range b.Counts {
+			total += v
+		}
+	}
+	for it := 0; it < iters; it++ {
+		next := make([]float64, m)
+		for _, b := range batches {
+			n := b.Channel.Out.Len()
+			for y := 0; y < n; y++ {
+				den := 0.0
+				for z := 0; z < m; z++ {
+					den += theta[z] * b.Channel.P[z*n+y]
+				}
+				if b.Counts[y] == 0 || den == 0 {
+					continue
+				}
+				for x := 0; x < m; x++ {
+					next[x] += b.Counts[y] / total * theta[x] * b.Channel.P[x*n+y] / den
+				}
+			}
+		}
+		s := 0.0
+		for _, v := range next {
+			s += v
+		}
+		for x := range next {
+			next[x] /= s
+		}
+		theta = next
+	}
+	return theta
+}
+
+// TestIBUZeroOutputs: reports with zero probability, zero columns and a
+// start that cannot produce some reports never give NaN.
+func TestIBUZeroOutputs(t *testing.T) {
+	in := Grid{Rows: 1, Cols: 3}
+	out := Grid{Rows: 1, Cols: 4}
+	ch, _ := NewChannel(in, out)
+	copy(ch.P, []float64{
+		0.5, 0.5, 0, 0,
+		0, 0.5, 0.5, 0,
+		0, 0, 1, 0, // column 3 is never produced
+	})
+	cases := []struct {
+		name     string
+		q, start []float64
+		want     []float64 // nil: only finiteness
+	}{
+		{"q zero where channel zero", []float64{0.5, 0.5, 0, 0}, nil, nil},
+		// Report 0 can only come from input 0, which the start excludes:
+		// skipped, the estimate explains the rest.
+		{"unexplained report skipped", []float64{0.5, 0.25, 0.25, 0}, []float64{0, 0.5, 0.5}, nil},
+		// Input 0 alone explains report 0.
+		{"point", []float64{1, 0, 0, 0}, nil, []float64{1, 0, 0}},
+	}
+	for _, tc := range cases {
+		est, _, err := IBU(ch, tc.q, tc.start, IBUConfig{Iterations: 30})
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		s := 0.0
+		for _, v := range est {
+			if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 {
+				t.Fatalf("%s: estimate %v", tc.name, est)
+			}
+			s += v
+		}
+		if math.Abs(s-1) > 1e-12 {
+			t.Errorf("%s: estimate sums to %v", tc.name, s)
+		}
+		if tc.start != nil && est[0] != 0 {
+			t.Errorf("%s: zero start cell became %v", tc.name, est[0])
+		}
+		if tc.want != nil && maxAbsDiff(est, tc.want) > 1e-12 {
+			t.Errorf("%s: estimate %v, want %v", tc.name, est, tc.want)
+		}
+	}
+	// Nothing explainable: an error, not NaN.
+	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil {
+		t.Error("unexplainable reports: no error")
+	}
+	// Reports whose probability under the estimate is subnormal.
+	tiny, _ := NewChannel(Grid{Rows: 1, Cols: 2}, Grid{Rows: 1, Cols: 2})
+	copy(tiny.P, []float64{1, 0, 1 - 5e-324, 5e-324})
+	est, _, err := IBU(tiny, []float64{0.5, 0.5}, []float64{1 - 5e-324, 5e-324}, IBUConfig{Iterations: 5})
+	if err != nil || math.IsNaN(est[0]) || math.IsNaN(est[1]) {
+		t.Errorf("subnormal den: %v, %v", est, err)
+	}
+}
+
+// TestDensePass checks the assembly passes against the portable ones on
+// sizes that exercise every row and column tail.
+func TestDensePass(t *testing.T) {
+	if !hasAVX2FMA {
+		t.Skip("no AVX2/FMA on this CPU: only the portable pass exists")
+	}
+	rng := rand.New(rand.NewPCG(29, 30))
+	for _, sz := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {5, 8}, {7, 13}, {9, 17}, {16, 31}} {
+		m, n := sz[0], sz[1]
+		p := randVec(rng, m*n)
+		r := randVec(rng, n)
+		for _, mode := range []int{passDot, passAxpy, passUpdate, passFused} {
+			w0 := randVec(rng, m)
+			d0 := randVec(rng, n)
+			wa, da := append([]float64(nil), w0...), append([]float64(nil), d0...)
+			wg, dg := append([]float64(nil), w0...), append([]float64(nil), d0...)
+			densePassAVX2(p, m, n, r, da, wa, mode)
+			densePassGo(p, m, n, r, dg, wg, mode)
+			if d := max(maxRelDiff(wa, wg), maxRelDiff(da, dg)); d > 1e-14 {
+				t.Errorf("%dx%d mode %d: assembly and Go passes differ by %.3g", m, n, mode, d)
+			}
+		}
+		s, mn := rowStats(&p[0], len(p))
+		sg, mg := rowStatsGo(p)
+		if math.Abs(s-sg) > 1e-13*sg || mn != mg {
+			t.Errorf("rowStats %dx%d: (%v,%v), Go (%v,%v)", m, n, s, mn, sg, mg)
+		}
+	}
+	bad := []float64{0.5, 0.25, math.NaN(), 0.25, 0, 0, 0, 0, 0}
+	if s, _ := rowStats(&bad[0], len(bad)); !math.IsNaN(s) {
+		t.Errorf("rowStats sum with NaN = %v", s)
+	}
+	neg := []float64{0.5, 0.25, 0.5, 0.25, 0, 0, 0, -0.5, 0}
+	if _, mn := rowStats(&neg[0], len(neg)); mn != -0.5 {
+		t.Errorf("rowStats min = %v, want -0.5", mn)
+	}
+}
+
+func TestIBUWorkspaceAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	g, _ := NewGrid(8, 9)
+	ch := randChannel(rng, g, g, 0)
+	q := randPrior(rng, g.Len(), 0.1)
+	var ws IBUWorkspace
+	dst := make([]float64, g.Len())
+	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-300, MaxIterations: 50}} {
+		a := testing.AllocsPerRun(5, func() {
+			if _, _, err := ws.IBU(dst, ch, q, nil, cfg); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if a != 0 {
+			t.Errorf("%+v: %v allocations per call with a warm workspace", cfg, a)
+		}
+	}
+	batches := []Batch{{ch, q}, {ch, q}}
+	a := testing.AllocsPerRun(5, func() {
+		if _, _, err := ws.GIBU(dst, batches, nil, IBUConfig{Iterations: 10}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if a != 0 {
+		t.Errorf("GIBU: %v allocations per call with a warm workspace", a)
+	}
+}
+
+func TestIBUConvergence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	g, _ := NewGrid(4, 4)
+	ch := randChannel(rng, g, g, 0)
+	q := randPrior(rng, g.Len(), 0)
+	const delta = 1e-8
+	est, iters, err := IBU(ch, q, nil, IBUConfig{Delta: delta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev, _, _ := IBU(ch, q, nil, IBUConfig{Iterations: iters - 1})
+	if d := maxAbsDiff(est, prev); d >= delta {
+		t.Errorf("stopped after %d iterations with change %v >= %v", iters, d, delta)
+	}
+	if iters > 1 {
+		prev2, _, _ := IBU(ch, q, nil, IBUConfig{Iterations: iters - 2})
+		if d := maxAbsDiff(prev, prev2); d < delta {
+			t.Errorf("change %v at iteration %d already below delta", d, iters-1)
+		}
+	}
+	if _, iters, _ := IBU(ch, q, nil, IBUConfig{Delta: 1e-300, MaxIterations: 9}); iters != 9 {
+		t.Errorf("capped run did %d iterations", iters)
+	}
+}
+
+func TestIBUErrors(t *testing.T) {
+	g, _ := NewGrid(2, 2)
+	ch, _ := Laplace(g, g, 1)
+	q := uniform(4)
+	badCh := func(f func(c *Channel)) *Channel {
+		c := &Channel{In: ch.In, Out: ch.Out, P: append([]float64(nil), ch.P...)}
+		f(c)
+		return c
+	}
+	cases := []struct {
+		name     string
+		ch       *Channel
+		q, start []float64
+		cfg      IBUConfig
+	}{
+		{"nil channel", nil, q, nil, IBUConfig{Iterations: 1}},
+		{"short q", ch, q[:3], nil, IBUConfig{Iterations: 1}},
+		{"q not normalised", ch, []float64{0.5, 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
+		{"q negative", ch, []float64{1.5, -0.5, 0, 0}, nil, IBUConfig{Iterations: 1}},
+		{"q NaN", ch, []float64{math.NaN(), 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
+		{"start short", ch, q, []float64{1}, IBUConfig{Iterations: 1}},
+		{"start not normalised", ch, q, []float64{1, 1, 0, 0}, IBUConfig{Iterations: 1}},
+		{"iterations <0", ch, q, nil, IBUConfig{Iterations: -1}},
+		{"delta 0", ch, q, nil, IBUConfig{}},
+		{"delta Inf", ch, q, nil, IBUConfig{Delta: math.Inf(1)}},
+		{"channel size", badCh(func(c *Channel) { c.P = c.P[:15] }), q, nil, IBUConfig{Iterations: 1}},
+		{"channel NaN", badCh(func(c *Channel) { c.P[5] = math.NaN() }), q, nil, IBUConfig{Iterations: 1}},
+		{"channel Inf", badCh(func(c *Channel) { c.P[5] = math.Inf(1) }), q, nil, IBUConfig{Iterations: 1}},
+		{"channel negative", badCh(func(c *Channel) { c.P[4] += c.P[5] + 0.1; c.P[5] = -0.1 }), q, nil, IBUConfig{Iterations: 1}},
+		{"channel row sum", badCh(func(c *Channel) { c.P[0] += 0.01 }), q, nil, IBUConfig{Iterations: 1}},
+		{"channel grid", badCh(func(c *Channel) { c.In.Rows = 0 }), q, nil, IBUConfig{Iterations: 1}},
+	}
+	for _, tc := range cases {
+		if _, _, err := IBU(tc.ch, tc.q, tc.start, tc.cfg); err == nil {
+			t.Errorf("%s: no error", tc.name)
+		}
+	}
+	other, _ := Laplace(Grid{Rows: 1, Cols: 3}, g, 1)
+	gcases := []struct {
+		name    string
+		batches []Batch
+	}{
+		{"no batches", nil},
+		{"input mismatch", []Batch{{ch, q}, {other, q}}},
+		{"counts zero", []Batch{{ch, []float64{0, 0, 0, 0}}}},
+		{"counts negative", []Batch{{ch, []float64{1, -1, 0, 0}}}},
+		{"counts short", []Batch{{ch, []float64{1, 1}}}},
+		{"counts Inf", []Batch{{ch, []float64{1, math.Inf(1), 0, 0}}}},
+		{"nil channel", []Batch{{nil, q}}},
+	}
+	for _, tc := range gcases {
+		if _, _, err := GIBU(tc.batches, nil, IBUConfig{Iterations: 1}); err == nil {
+			t.Errorf("GIBU %s: no error", tc.name)
+		}
+	}
+}
+
+// TestIBUOnBA: the factorised IBU equals dense IBU on the materialised
+// channel, in both stopping modes, and falls back for log-domain channels.
+func TestIBUOnBA(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 36))
+	for _, sz := range [][2]int{{1, 1}, {5, 5}, {7, 4}, {11, 15}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		prior := randPrior(rng, g.Len(), 0.3)
+		for _, beta := range []float64{0.3, 2, 60} {
+			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch := b.Channel()
+			q, _ := Marginal(prior, ch)
+			q2 := randPrior(rng, g.Len(), 0.4)
+			for _, qq := range [][]float64{q, q2} {
+				for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 500}} {
+					want, wi, err := IBU(ch, qq, nil, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, gi, err := b.IBU(qq, nil, cfg)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if d := maxAbsDiff(got, want); d > 1e-12 || (cfg.Iterations > 0 && gi != wi) {
+						t.Errorf("%v beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", g, beta, cfg, d, gi, wi)
+					}
+				}
+			}
+		}
+	}
+	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil {
+		t.Error("nil BA channel accepted")
+	}
+}
+
+// TestIBUUnderflow: a report whose probability under the estimate
+// underflows (theta(1) C[1,1] = 1e-400) must still pull mass to the only
+// input that explains it, as in exact arithmetic.
+func TestIBUUnderflow(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 2}
+	ch, _ := NewChannel(line, line)
+	copy(ch.P, []float64{1, 0, 1 - 1e-100, 1e-100})
+	q := []float64{0.5, 0.5}
+	start := []float64{1, 1e-300}
+	// Exact first update: report 1 comes only from input 1, so half the
+	// mass moves there; report 0 splits in proportion theta(x) C[x,0].
+	d0 := start[0]*ch.P[0] + start[1]*ch.P[2]
+	want1 := 0.5*start[1]*ch.P[2]/d0 + 0.5
+	for _, batches := range [][]Batch{{{ch, q}}, {{ch, []float64{1, 0}}, {ch, []float64{0, 1}}}} {
+		est, _, err := GIBU(batches, start, IBUConfig{Iterations: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !near(est[1], want1, 1e-15) || !near(est[0]+est[1], 1, 1e-15) {
+			t.Errorf("%d batches: estimate %v, want [%v %v]", len(batches), est, 1-want1, want1)
+		}
+	}
+	// Subnormal report mass: the only explainable report carries 4e-320.
+	ch2, _ := NewChannel(Grid{Rows: 1, Cols: 1}, line)
+	copy(ch2.P, []float64{1, 0})
+	est, _, err := IBU(ch2, []float64{4e-320, 1}, nil, IBUConfig{Iterations: 3})
+	if err != nil || est[0] != 1 {
+		t.Errorf("subnormal report mass: %v, %v", est, err)
+	}
+}

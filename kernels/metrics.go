@@ -1,0 +1,192 @@
+package kernels
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// checkPriorChannel validates a prior over ch.In and the channel.
+func checkPriorChannel(name string, prior []float64, ch *Channel) error {
+	if err := checkChannel(ch); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return checkDist(name+": prior", prior, ch.In.Len())
+}
+
+// AvgDistortion is the expected distance between the true and the reported
+// cell, sum_x prior(x) sum_y C[x,y] d(x,y) (the users' quality loss), in
+// cell units.
+func AvgDistortion(prior []float64, ch *Channel) (float64, error) {
+	if err := checkPriorChannel("avg distortion", prior, ch); err != nil {
+		return 0, err
+	}
+	od := newOffsetDist(ch.In, ch.Out)
+	total := 0.0
+	for x, p := range prior {
+		if p == 0 {
+			continue
+		}
+		s := 0.0
+		for y, v := range ch.Row(x) {
+			s += v * od.at(x, y)
+		}
+		total += p * s
+	}
+	return total, nil
+}
+
+// Marginal returns the report distribution q = prior C.
+func Marginal(prior []float64, ch *Channel) ([]float64, error) {
+	if err := checkPriorChannel("marginal", prior, ch); err != nil {
+		return nil, err
+	}
+	return marginal(prior, ch), nil
+}
+
+func marginal(prior []float64, ch *Channel) []float64 {
+	q := make([]float64, ch.Out.Len())
+	for x, p := range prior {
+		if p != 0 {
+			axpyUnroll(p, ch.Row(x), q)
+		}
+	}
+	return q
+}
+
+// MutualInformation is I(X;Y) in nats for X ~ prior and Y the report:
+// sum over x, y of prior(x) C[x,y] ln(C[x,y] / q(y)), q = prior C, with
+// 0 ln 0 = 0.
+func MutualInformation(prior []float64, ch *Channel) (float64, error) {
+	if err := checkPriorChannel("mutual information", prior, ch); err != nil {
+		return 0, err
+	}
+	q := marginal(prior, ch)
+	mi := 0.0
+	for x, p := range prior {
+		if p == 0 {
+			continue
+		}
+		s := 0.0
+		for y, v := range ch.Row(x) {
+			if v > 0 {
+				s += v * log(v/q[y])
+			}
+		}
+		mi += p * s
+	}
+	// Rounding can leave a tiny negative value for independent X and Y.
+	return max(mi, 0), nil
+}
+
+// Posterior is the Bayesian adversary's view: a channel from ch.Out to
+// ch.In whose row y is P(x | y) = prior(x) C[x,y] / q(y). For a report
+// with q(y) = 0 (never produced) the row is the prior itself, so every row
+// is a distribution.
+func Posterior(prior []float64, ch *Channel) (*Channel, error) {
+	if err := checkPriorChannel("posterior", prior, ch); err != nil {
+		return nil, err
+	}
+	post, err := NewChannel(ch.Out, ch.In)
+	if err != nil {
+		return nil, fmt.Errorf("posterior: %w", err)
+	}
+	m, n := ch.In.Len(), ch.Out.Len()
+	for y := 0; y < n; y++ {
+		row := post.Row(y)
+		s := 0.0
+		for x := 0; x < m; x++ {
+			v := prior[x] * ch.P[x*n+y]
+			row[x] = v
+			s += v
+		}
+		if s > 0 {
+			inv := 1 / s
+			for x := range row {
+				row[x] *= inv
+			}
+		} else {
+			copy(row, prior)
+		}
+	}
+	return post, nil
+}
+
+// BayesError is the expected Euclidean error (cell units) of a Bayesian
+// adversary who knows the prior and the channel and, seeing report y,
+// guesses the input cell x^ that minimises the posterior expected distance
+// sum_x P(x|y) d(x, x^) (the optimal remapping for the distance loss):
+//
+//	sum_y min over x^ in ch.In of sum_x prior(x) C[x,y] d(x, x^).
+//
+// Guesses range over the input grid. The inner sums are products with the
+// distance matrix of the input grid, done with its stencil, so the cost is
+// O(|Y| |X|^2) vectorised. See BayesVulnerability for the probability that
+// the adversary's MAP guess is exactly right.
+func BayesError(prior []float64, ch *Channel) (float64, error) {
+	if err := checkPriorChannel("bayes error", prior, ch); err != nil {
+		return 0, err
+	}
+	in := ch.In
+	m, n := in.Len(), ch.Out.Len()
+	st := buildStencil(in.Rows, in.Cols, func(h float64) float64 { return h })
+	scratch := make([]float64, st.scratchLen())
+	w := make([]float64, m)
+	e := make([]float64, m)
+	total := 0.0
+	for y := 0; y < n; y++ {
+		nz := false
+		for x := range w {
+			w[x] = prior[x] * ch.P[x*n+y]
+			nz = nz || w[x] != 0
+		}
+		if !nz {
+			continue
+		}
+		st.prod(e, w, scratch)
+		best := e[0]
+		for _, v := range e[1:] {
+			best = min(best, v)
+		}
+		total += best
+	}
+	return total, nil
+}
+
+// BayesVulnerability is the probability that the adversary's maximum a
+// posteriori guess identifies the true cell exactly:
+// sum_y max_x prior(x) C[x,y].
+func BayesVulnerability(prior []float64, ch *Channel) (float64, error) {
+	if err := checkPriorChannel("bayes vulnerability", prior, ch); err != nil {
+		return 0, err
+	}
+	m, n := ch.In.Len(), ch.Out.Len()
+	best := make([]float64, n)
+	for x := 0; x < m; x++ {
+		p := prior[x]
+		for y, v := range ch.Row(x) {
+			best[y] = max(best[y], p*v)
+		}
+	}
+	s := 0.0
+	for _, v := range best {
+		s += v
+	}
+	return s, nil
+}
+
+// MinSingularValue is the smallest of the min(|X|, |Y|) singular values of
+// the channel matrix (gonum's SVD). It is > 0 exactly when the matrix has
+// full rank, e.g. for BA channels (the paper's Theorem 4.1: invertible).
+func MinSingularValue(ch *Channel) (float64, error) {
+	if err := checkChannel(ch); err != nil {
+		return 0, fmt.Errorf("min singular value: %w", err)
+	}
+	a := mat.NewDense(ch.In.Len(), ch.Out.Len(), append([]float64(nil), ch.P...))
+	var svd mat.SVD
+	if !svd.Factorize(a, mat.SVDNone) {
+		return 0, fmt.Errorf("min singular value: SVD of the %v -> %v channel did not converge", ch.In, ch.Out)
+	}
+	v := svd.Values(nil)
+	return v[len(v)-1], nil
+}

@@ -1,0 +1,226 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func stencilFold4x8(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int)
+//
+// Row-folded variant: the four output rows share the table row of each
+// row distance d, and the inputs arrive pre-folded, u_i[d, cy] =
+// v[rx_i-d, cy] + v[rx_i+d, cy], so every step is two table loads reused by
+// four rows, four broadcasts and eight independent FMAs.
+TEXT ·stencilFold4x8(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ outStride+8(FP), R12
+	SHLQ $3, R12            // row stride of out in bytes
+	MOVQ u+16(FP), SI
+	MOVQ ustride+24(FP), R13
+	SHLQ $3, R13            // distance between the four u rows in bytes
+	LEAQ (R13)(R13*2), R14  // 3*ustride in bytes
+	MOVQ nd+32(FP), R9      // d counter
+	MOVQ C+40(FP), R8
+	MOVQ t+48(FP), DX       // table pointer for d = 0
+	MOVQ ts+56(FP), R10
+	SHLQ $3, R10            // ts in bytes
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+dloop:
+	MOVQ DX, BX
+	MOVQ R8, CX
+
+cloop:
+	VMOVUPD      (BX), Y8
+	VMOVUPD      32(BX), Y9
+	VBROADCASTSD (SI), Y10
+	VBROADCASTSD (SI)(R13*1), Y11
+	VBROADCASTSD (SI)(R13*2), Y12
+	VBROADCASTSD (SI)(R14*1), Y13
+	VFMADD231PD  Y8, Y10, Y0
+	VFMADD231PD  Y9, Y10, Y1
+	VFMADD231PD  Y8, Y11, Y2
+	VFMADD231PD  Y9, Y11, Y3
+	VFMADD231PD  Y8, Y12, Y4
+	VFMADD231PD  Y9, Y12, Y5
+	VFMADD231PD  Y8, Y13, Y6
+	VFMADD231PD  Y9, Y13, Y7
+	ADDQ         $8, SI
+	SUBQ         $8, BX
+	DECQ         CX
+	JNZ          cloop
+
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  dloop
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y2, (DI)
+	VMOVUPD Y3, 32(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y4, (DI)
+	VMOVUPD Y5, 32(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+	VZEROUPPER
+	RET
+
+// func foldRow(u, center *float64, C, nd int)
+//
+// The row folds of one output row for stencil.prodFold: with center
+// pointing at row rx of a copy of v padded by zero rows above and below,
+// u[0:C] = center[0:C] and, for 1 <= d < nd,
+// u[d*C:(d+1)*C] = center[-d*C:] + center[d*C:] (C elements each).
+TEXT ·foldRow(SB), NOSPLIT, $0-32
+	MOVQ u+0(FP), DI
+	MOVQ center+8(FP), SI
+	MOVQ C+16(FP), R8
+	MOVQ nd+24(FP), R9
+	MOVQ R8, R10
+	SHLQ $3, R10            // row length in bytes
+	MOVQ SI, DX             // the row below: center + d*C
+	// d = 0: u[0] = center + 0 (b = a zero row would also do; copy instead).
+	MOVQ SI, R11
+	MOVQ R8, CX
+
+fcopy:
+	MOVQ (R11), AX
+	MOVQ AX, (DI)
+	ADDQ $8, R11
+	ADDQ $8, DI
+	DECQ CX
+	JNZ  fcopy
+	DECQ R9
+	JZ   fdone
+
+fdloop:
+	SUBQ R10, SI            // row rx-d
+	ADDQ R10, DX            // row rx+d
+	MOVQ SI, R11
+	MOVQ DX, R12
+	MOVQ R8, CX
+	SHRQ $2, CX
+	JZ   ftail
+
+f4loop:
+	VMOVUPD (R11), Y0
+	VADDPD  (R12), Y0, Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, R11
+	ADDQ    $32, R12
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     f4loop
+
+ftail:
+	MOVQ R8, CX
+	ANDQ $3, CX
+	JZ   fnext
+
+f1loop:
+	VMOVSD (R11), X0
+	VADDSD (R12), X0, X0
+	VMOVSD X0, (DI)
+	ADDQ   $8, R11
+	ADDQ   $8, R12
+	ADDQ   $8, DI
+	DECQ   CX
+	JNZ    f1loop
+
+fnext:
+	DECQ R9
+	JNZ  fdloop
+
+fdone:
+	VZEROUPPER
+	RET
+
+// func stencilFold4x12(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int)
+//
+// stencilFold4x8 for 12 columns: twelve accumulators leave the FMA units
+// more independent chains than their latency needs.
+TEXT ·stencilFold4x12(SB), NOSPLIT, $0-64
+	MOVQ out+0(FP), DI
+	MOVQ outStride+8(FP), R12
+	SHLQ $3, R12
+	MOVQ u+16(FP), SI
+	MOVQ ustride+24(FP), R13
+	SHLQ $3, R13
+	LEAQ (R13)(R13*2), R14
+	MOVQ nd+32(FP), R9
+	MOVQ C+40(FP), R8
+	MOVQ t+48(FP), DX
+	MOVQ ts+56(FP), R10
+	SHLQ $3, R10
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+
+dloop12:
+	MOVQ DX, BX
+	MOVQ R8, CX
+
+cloop12:
+	VMOVUPD      (BX), Y12
+	VMOVUPD      32(BX), Y13
+	VMOVUPD      64(BX), Y14
+	VBROADCASTSD (SI), Y15
+	VFMADD231PD  Y12, Y15, Y0
+	VFMADD231PD  Y13, Y15, Y1
+	VFMADD231PD  Y14, Y15, Y2
+	VBROADCASTSD (SI)(R13*1), Y15
+	VFMADD231PD  Y12, Y15, Y3
+	VFMADD231PD  Y13, Y15, Y4
+	VFMADD231PD  Y14, Y15, Y5
+	VBROADCASTSD (SI)(R13*2), Y15
+	VFMADD231PD  Y12, Y15, Y6
+	VFMADD231PD  Y13, Y15, Y7
+	VFMADD231PD  Y14, Y15, Y8
+	VBROADCASTSD (SI)(R14*1), Y15
+	VFMADD231PD  Y12, Y15, Y9
+	VFMADD231PD  Y13, Y15, Y10
+	VFMADD231PD  Y14, Y15, Y11
+	ADDQ         $8, SI
+	SUBQ         $8, BX
+	DECQ         CX
+	JNZ          cloop12
+
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  dloop12
+
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y3, (DI)
+	VMOVUPD Y4, 32(DI)
+	VMOVUPD Y5, 64(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y6, (DI)
+	VMOVUPD Y7, 32(DI)
+	VMOVUPD Y8, 64(DI)
+	ADDQ    R12, DI
+	VMOVUPD Y9, (DI)
+	VMOVUPD Y10, 32(DI)
+	VMOVUPD Y11, 64(DI)
+	VZEROUPPER
+	RET

@@ -1,0 +1,128 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+)
+
+// TightEps is the smallest eps for which ch is eps-geo-indistinguishable
+// (eps-d-private with the Euclidean distance between input cells):
+//
+//	max over outputs y and inputs x != x' of |ln C[x,y] - ln C[x',y]| / d(x,x').
+//
+// This is the brute force, O(|Y| |X|^2), for any channel. Zeros: an output
+// y that no input can produce (whole column zero) is skipped; if C[x,y] = 0
+// but C[x',y] > 0 the ratio is unbounded and TightEps is +Inf. A channel
+// with one input cell has TightEps 0. For BA channels use BAChannel.TightEps,
+// the O(|X|^2) form.
+func TightEps(ch *Channel) (float64, error) {
+	if err := checkChannel(ch); err != nil {
+		return 0, fmt.Errorf("tight eps: %w", err)
+	}
+	in := ch.In
+	m, n := in.Len(), ch.Out.Len()
+	inv := invDistTable(in)
+	logs := make([]float64, m)
+	best := 0.0
+	for y := 0; y < n; y++ {
+		zeros, pos := 0, 0
+		for x := 0; x < m; x++ {
+			v := ch.P[x*n+y]
+			if v == 0 {
+				zeros++
+			} else {
+				pos++
+			}
+			logs[x] = log(v)
+		}
+		if pos == 0 {
+			continue
+		}
+		if zeros > 0 && m > 1 {
+			return math.Inf(1), nil
+		}
+		best = max(best, maxLogRatio(in, inv, logs))
+	}
+	return best, nil
+}
+
+// maxLogRatio returns max over cells x != x' of g of
+// |l[x] - l[x']| / d(x,x'), inv being invDistTable(g).
+func maxLogRatio(g Grid, inv, l []float64) float64 {
+	R, C := g.Rows, g.Cols
+	l = l[:R*C]
+	best := 0.0
+	for x, lx := range l {
+		xr, xc := x/C, x%C
+		// Pairs (x, x2) with x2 > x: the rest of row xr, then rows below.
+		for r2 := xr; r2 < R; r2++ {
+			irow := inv[(r2-xr)*C : (r2-xr+1)*C]
+			c0 := 0
+			if r2 == xr {
+				c0 = xc + 1
+			}
+			lrow := l[r2*C : (r2+1)*C]
+			// Columns left of xc, then from xc on, so the offset needs
+			// no abs; a plain comparison (no NaN can occur) instead of
+			// max keeps the loop branch-light.
+			for c2 := c0; c2 < xc; c2++ {
+				if v := math.Abs(lx-lrow[c2]) * irow[xc-c2]; v > best {
+					best = v
+				}
+			}
+			for c2 := max(c0, xc); c2 < C; c2++ {
+				if v := math.Abs(lx-lrow[c2]) * irow[c2-xc]; v > best {
+					best = v
+				}
+			}
+		}
+	}
+	return best
+}
+
+// invDistTable returns 1/hypot(dr, dc) indexed by dr*g.Cols+dc (entry 0
+// unused).
+func invDistTable(g Grid) []float64 {
+	t := make([]float64, g.Rows*g.Cols)
+	for dr := 0; dr < g.Rows; dr++ {
+		for dc := 0; dc < g.Cols; dc++ {
+			if dr != 0 || dc != 0 {
+				t[dr*g.Cols+dc] = 1 / math.Hypot(float64(dr), float64(dc))
+			}
+		}
+	}
+	return t
+}
+
+// TightEps is the tight epsilon of the BA channel in O(m^2):
+//
+//	beta + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x').
+//
+// Proof. Here C[x,y] = c(y) e^{-beta d(x,y)} / Z(x) with c(y) > 0, so c
+// cancels in the ratio:
+//
+//	ln C[x,y] - ln C[x',y] = beta (d(x',y) - d(x,y)) + (ln Z(x') - ln Z(x)).
+//
+// Upper bound: by the triangle inequality |d(x',y) - d(x,y)| <= d(x,x'),
+// so |ln C[x,y] - ln C[x',y]| <= beta d(x,x') + |ln Z(x) - ln Z(x')| for
+// every y. Attained: order the pair so that ln Z(x') >= ln Z(x) and take
+// y = x (an output, since the output grid is the input grid): the first
+// term is beta d(x,x') >= 0 and the second is |ln Z(x) - ln Z(x')| >= 0, so
+// the bound holds with equality. Dividing by d(x,x') and maximising over
+// pairs gives the formula. Precondition: the output domain contains the
+// inputs and c(y) > 0 at y = x, x' (true for BA from the uniform start,
+// where c stays positive in exact arithmetic; if some c(y) is zero the
+// formula is still an upper bound). It is also <= 2 beta (the paper's
+// Remark 2.3): d(x,y) <= d(x',y) + d(x,x') gives
+// Z(x) >= e^{-beta d(x,x')} Z(x'), so |ln Z(x) - ln Z(x')| <= beta d(x,x').
+//
+// On a one-cell grid there is no pair and TightEps is 0, as for the brute
+// force. It uses ln Z as iterated, so it is finite even where the materialised
+// channel has entries that underflowed to zero (where the brute-force
+// TightEps of Channel() would report +Inf).
+func (b *BAChannel) TightEps() float64 {
+	if b.Grid.Len() == 1 {
+		return 0 // no pair x != x', as in the brute force
+	}
+	return b.Beta + maxLogRatio(b.Grid, invDistTable(b.Grid), b.logZ)
+}

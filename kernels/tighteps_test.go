@@ -1,0 +1,136 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestTightEpsClosedForms(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 2} // two cells at distance 1
+	two := func(a, b float64) *Channel {
+		ch, _ := NewChannel(line, line)
+		copy(ch.P, []float64{a, 1 - a, b, 1 - b})
+		return ch
+	}
+	for _, tc := range []struct {
+		name string
+		ch   *Channel
+		want float64
+	}{
+		{"symmetric 0.8", two(0.8, 0.2), math.Log(4)},
+		{"asymmetric", two(0.9, 0.6), max(math.Log(0.9/0.6), math.Log(0.4/0.1))},
+		{"uniform", two(0.5, 0.5), 0},
+		{"identity", two(1, 0), math.Inf(1)},
+		// Column 1 is all zero: skipped, column 0 gives 0.
+		{"constant output", two(1, 1), 0},
+	} {
+		got, err := TightEps(tc.ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want && math.Abs(got-tc.want) > 1e-14 {
+			t.Errorf("%s: TightEps = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	// Distance matters: cells 3 apart.
+	far := Grid{Rows: 1, Cols: 4}
+	ch, _ := NewChannel(far, Grid{Rows: 1, Cols: 2})
+	copy(ch.P, []float64{0.8, 0.2, 0.8, 0.2, 0.8, 0.2, 0.2, 0.8})
+	// Pairs (x, 3): distances 3, 2, 1; the ratio is ln 4 each, largest over distance 1.
+	if got, _ := TightEps(ch); math.Abs(got-math.Log(4)) > 1e-14 {
+		t.Errorf("TightEps = %v, want ln 4", got)
+	}
+	one, _ := NewChannel(Grid{Rows: 1, Cols: 1}, line)
+	copy(one.P, []float64{0.3, 0.7})
+	if got, err := TightEps(one); err != nil || got != 0 {
+		t.Errorf("single input: %v, %v", got, err)
+	}
+	if _, err := TightEps(nil); err == nil {
+		t.Error("nil channel accepted")
+	}
+	bad := two(0.5, 0.5)
+	bad.P[0] = math.NaN()
+	if _, err := TightEps(bad); err == nil {
+		t.Error("NaN channel accepted")
+	}
+}
+
+// TestTightEpsBruteForceVsDefinition checks the brute force against the
+// definition evaluated with Dist on random channels with widened outputs.
+func TestTightEpsBruteForceVsDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	for trial := 0; trial < 10; trial++ {
+		in, _ := NewGrid(1+rng.IntN(4), 1+rng.IntN(5))
+		ch := randChannel(rng, in, in.Widen(1), 0)
+		want := 0.0
+		m, n := in.Len(), ch.Out.Len()
+		for y := 0; y < n; y++ {
+			for x := 0; x < m; x++ {
+				for x2 := 0; x2 < m; x2++ {
+					if x != x2 {
+						want = max(want, math.Abs(math.Log(ch.P[x*n+y])-math.Log(ch.P[x2*n+y]))/Dist(in, x, in, x2))
+					}
+				}
+			}
+		}
+		got, err := TightEps(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got-want) > 1e-12*max(1, want) {
+			t.Errorf("%v: TightEps %v, definition %v", in, got, want)
+		}
+	}
+}
+
+// TestBATightEpsParis: fast form vs brute force on the empirical Paris
+// prior at the paper's betas.
+func TestBATightEpsParis(t *testing.T) {
+	g, counts := loadSharedCity(t, "paris")
+	prior := sharedPrior(counts)
+	for _, beta := range []float64{0.2, 1, 5} {
+		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		brute, err := TightEps(b.Channel())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fast := b.TightEps(); math.Abs(fast-brute) > 1e-9*brute || fast > 2*beta+1e-9 {
+			t.Errorf("beta=%v: fast %v, brute force %v (bound %v)", beta, fast, brute, 2*beta)
+		}
+	}
+}
+
+// TestLogSubnormal: the package's log is right for subnormal inputs,
+// where math.Log on amd64 is not (golang/go#56600), and tight epsilon of a
+// channel with subnormal entries uses it.
+func TestLogSubnormal(t *testing.T) {
+	for _, e := range []int{-1074, -1060, -1030, -1023, -1022, -1000, 0, 5} {
+		x := math.Ldexp(1, e)
+		if got, want := log(x), float64(e)*math.Ln2; math.Abs(got-want) > 1e-12*math.Abs(want)+1e-15 {
+			t.Errorf("log(2^%d) = %v, want %v", e, got, want)
+		}
+	}
+	if got, want := log(3*math.Ldexp(1, -1070)), math.Log(3)-1070*math.Ln2; math.Abs(got-want) > 1e-12 {
+		t.Errorf("log(3*2^-1070) = %v, want %v", got, want)
+	}
+	line := Grid{Rows: 1, Cols: 2}
+	ch, _ := NewChannel(line, line)
+	a, b := math.Ldexp(1, -1060), math.Ldexp(1, -1070)
+	copy(ch.P, []float64{1 - a, a, 1 - b, b})
+	if got, want := mustTightEps(t, ch), 10*math.Ln2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("tight eps with subnormal entries %v, want 10 ln 2 = %v", got, want)
+	}
+}
+
+func mustTightEps(t *testing.T, ch *Channel) float64 {
+	t.Helper()
+	e, err := TightEps(ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
