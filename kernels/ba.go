@@ -37,7 +37,7 @@ type BAChannel struct {
 	st        *stencil
 	logDomain bool      // iterated in the log domain (see BA)
 	z         []float64 // Z = K c (linear domain only)
-	logZ      []float64 // ln Z (both domains)
+	logZ      []float64 // ln Z (log domain only; see LogZ)
 	logc      []float64 // ln c (log domain only)
 }
 
@@ -88,8 +88,8 @@ func BA(g Grid, prior []float64, cfg BAConfig) (*BAChannel, error) {
 type BAWorkspace struct {
 	st                          *stencil
 	c, cAlt, z, zAlt, iz, izAlt []float64
-	w, u, scratch               []float64
-	mx                          []float64
+	w, u, scratch, mx           []float64
+	buf                         []float64 // backs all of the above
 }
 
 func (ws *BAWorkspace) stencil(g Grid, beta float64, logDomain bool) *stencil {
@@ -135,16 +135,18 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	logDomain := forceLog || cfg.Beta*dmax > logDomainThreshold
 	st := ws.stencil(g, cfg.Beta, logDomain)
 	out := &BAChannel{Grid: g, Beta: cfg.Beta, st: st, logDomain: logDomain}
-	ws.c = grow(ws.c, m)
-	ws.cAlt = grow(ws.cAlt, m)
-	ws.z = grow(ws.z, m)
-	ws.zAlt = grow(ws.zAlt, m)
-	ws.iz = grow(ws.iz, m)
-	ws.izAlt = grow(ws.izAlt, m)
-	ws.w = grow(ws.w, m)
-	ws.u = grow(ws.u, m)
-	ws.mx = grow(ws.mx, g.Cols)
-	ws.scratch = grow(ws.scratch, st.scratchLen())
+	// One slab for all buffers: fewer allocations for one-off calls.
+	sl := st.scratchLen()
+	ws.buf = grow(ws.buf, 8*m+g.Cols+sl)
+	buf := ws.buf
+	next := func(n int) []float64 {
+		b := buf[:n:n]
+		buf = buf[n:]
+		return b
+	}
+	ws.c, ws.cAlt, ws.z, ws.zAlt = next(m), next(m), next(m), next(m)
+	ws.iz, ws.izAlt, ws.w, ws.u = next(m), next(m), next(m), next(m)
+	ws.mx, ws.scratch = next(g.Cols), next(sl)
 	if logDomain {
 		ws.iterateLog(out, prior, maxIter, converge, cfg.Delta)
 	} else {
@@ -211,10 +213,6 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 	out.Iterations = t
 	out.Marginal = append([]float64(nil), c...)
 	out.z = append([]float64(nil), z...)
-	out.logZ = make([]float64, m)
-	for i, v := range z {
-		out.logZ[i] = math.Log(v)
-	}
 }
 
 // iterateLog is the log-domain BA loop: c and Z are carried as logarithms
@@ -386,5 +384,15 @@ func (b *BAChannel) Channel() *Channel {
 	return ch
 }
 
-// LogZ returns ln Z(x), the log normalisers of the channel's rows (a copy).
-func (b *BAChannel) LogZ() []float64 { return append([]float64(nil), b.logZ...) }
+// LogZ returns ln Z(x), the log normalisers of the channel's rows (a new
+// slice).
+func (b *BAChannel) LogZ() []float64 {
+	if b.logDomain {
+		return append([]float64(nil), b.logZ...)
+	}
+	lz := make([]float64, len(b.z))
+	for i, v := range b.z {
+		lz[i] = math.Log(v) // Z >= e^-600/m: a normal number
+	}
+	return lz
+}

@@ -79,6 +79,7 @@ func IBU(ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error)
 //	theta_{r+1}(x) = (1/N) sum_t sum_y counts_t(y) theta_r(x) C_t[x,y] / sum_z theta_r(z) C_t[z,y].
 //
 // All channels must share the input grid; their output grids may differ.
+// Every batch needs a positive total count.
 // One batch with counts n*q gives exactly IBU with q.
 func GIBU(batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	var w IBUWorkspace
@@ -140,7 +141,7 @@ func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []
 		}
 		if t == 0 {
 			in = ch.In
-		} else if ch.In.Len() != in.Len() {
+		} else if ch.In != in {
 			return nil, 0, fmt.Errorf("%s: batch %d: channel input %v differs from batch 0's %v", name, t, ch.In, in)
 		}
 		n, err := checkWeights("counts", b.Counts, ch.Out.Len())
@@ -316,6 +317,7 @@ func carefulStep(next, theta, lt []float64, batches []Batch, scale float64) {
 func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
 	ch := b.Channel
 	m, n := ch.In.Len(), ch.Out.Len()
+	p := ch.P
 	w.den = grow(w.den, n)
 	w.r = grow(w.r, n)
 	w.dot = grow(w.dot, m)
@@ -327,7 +329,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 		}
 		if !fresh {
 			clear(den)
-			densePass(ch.P, m, n, r, den, theta, w.s, passAxpy)
+			densePass(p, m, n, r, den, theta, w.s, passAxpy)
 		}
 		fresh = false
 		if !ratios(r, b.Counts, den, scale) {
@@ -339,7 +341,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 			} else {
 				clear(den)
 			}
-			densePass(ch.P, m, n, r, den, theta, w.s, mode)
+			densePass(p, m, n, r, den, theta, w.s, mode)
 			fresh = mode == passFused
 		}
 		sum := normalize(theta)

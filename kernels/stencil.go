@@ -2,7 +2,8 @@ package kernels
 
 import "math"
 
-// stencil is the kernel K(x, y) = exp(-beta d(x, y)) of a grid, stored by
+// stencil is the kernel K(x, y) = exp(-beta d(x, y)) of a grid (or any
+// other function of the distance: BayesError uses d itself), stored by
 // offset instead of as an m x m matrix: on a grid K depends only on the row
 // and column differences, so (2R-1) x (2C-1) numbers describe all m^2
 // entries. A product K v is then a 2-D convolution of v with the table.
@@ -18,11 +19,12 @@ import "math"
 // Rows are padded to ts >= C+cp-1 entries with zeros, and two zero rows are
 // added at the end, so the vector kernels may compute whole blocks of 4 rows
 // by cp columns (cp >= C, a sum of 8- and 12-column blocks) without bounds
-// tests; the padding results are discarded. The table is immutable once built and may be shared.
+// tests; the padding results are discarded. The table is immutable once
+// built and may be shared.
 type stencil struct {
 	rows, cols int     // R, C of the grid
 	beta       float64 // K = exp(-beta d)
-	cp, rp     int     // padded output width (sum of blocks), R rounded up to 4
+	cp         int     // padded output width (sum of blocks)
 	blocks     []int   // column block widths (8 or 12) of the vector kernels
 	ts         int     // row stride of t and nd
 	t          []float64
@@ -58,13 +60,21 @@ func buildStencil(rows, cols int, f func(h float64) float64) *stencil {
 	for _, w := range s.blocks {
 		s.cp += w
 	}
-	s.rp = roundUp(rows, 4)
 	s.ts = roundUp(cols+s.cp-1, 4)
 	s.t = make([]float64, (2*rows+2)*s.ts)
-	// Only R x C distinct values: compute them once and mirror.
+	// Only R x C distinct values: compute them once and mirror; within the
+	// square both offsets fit in, (dr, dc) and (dc, dr) are the same
+	// distance, so only dr <= dc is evaluated there.
+	vals := make([]float64, rows*cols)
 	for dr := 0; dr < rows; dr++ {
 		for dc := 0; dc < cols; dc++ {
-			k := f(math.Hypot(float64(dr), float64(dc)))
+			var k float64
+			if dc < dr && dr < cols {
+				k = vals[dc*cols+dr]
+			} else {
+				k = f(math.Hypot(float64(dr), float64(dc)))
+			}
+			vals[dr*cols+dc] = k
 			for _, r := range [2]int{rows - 1 + dr, rows - 1 - dr} {
 				row := r * s.ts
 				s.t[row+cols-1+dc] = k
@@ -101,7 +111,7 @@ func columnBlocks(cols int) []int {
 
 // scratchLen is the length of the scratch buffer prod needs (see
 // prodFold).
-func (s *stencil) scratchLen() int { return 4*s.cp + 7*s.rows*s.cols }
+func (s *stencil) scratchLen() int { return 4*s.cp + 7*s.rows*roundUp(s.cols, 4) }
 
 // prod sets dst = K v. scratch must have scratchLen() entries. dst and v
 // must not overlap. It uses the AVX2/FMA kernel when the CPU has one.
@@ -127,15 +137,20 @@ func (s *stencil) prod(dst, v, scratch []float64) {
 // tests).
 func (s *stencil) prodFold(dst, v, scratch []float64) {
 	R, C, cp, ts := s.rows, s.cols, s.cp, s.ts
-	m := R * C
+	cq := roundUp(C, 4) // row stride of the folds: whole vectors
+	m, mq := R*C, R*cq
 	v = v[:m]
 	dst = dst[:m]
 	outb := scratch[: 4*cp : 4*cp]
-	u := scratch[4*cp : 4*cp+4*m]
-	vp := scratch[4*cp+4*m : 4*cp+4*m+3*m]
-	clear(vp[:m])
-	copy(vp[m:2*m], v)
-	clear(vp[2*m:])
+	u := scratch[4*cp : 4*cp+4*mq]
+	vp := scratch[4*cp+4*mq : 4*cp+7*mq]
+	clear(vp[:mq])
+	for r := 0; r < R; r++ {
+		row := vp[mq+r*cq : mq+(r+1)*cq]
+		copy(row, v[r*C:(r+1)*C])
+		clear(row[C:])
+	}
+	clear(vp[2*mq:])
 	_ = s.t[(2*R+2)*ts-1]
 	var rows [4]int
 	for b := 0; b < (R+3)/4; b++ {
@@ -157,17 +172,18 @@ func (s *stencil) prodFold(dst, v, scratch []float64) {
 		}
 		for i, rx := range rows[:] {
 			if rx < 0 {
-				clear(u[i*m : i*m+nd*C])
+				clear(u[i*mq : i*mq+nd*cq])
 				continue
 			}
-			foldRow(&u[i*m], &vp[m+rx*C], C, nd)
+			foldRow(&u[i*mq], &vp[mq+rx*cq], cq, nd)
 		}
 		j := 0
 		for _, w := range s.blocks {
+			t0 := &s.t[(R-1)*ts+C-1+j]
 			if w == 12 {
-				stencilFold4x12(&outb[j], cp, &u[0], m, nd, C, &s.t[(R-1)*ts+C-1+j], ts)
+				stencilFold4x12(&outb[j], cp, &u[0], mq, nd, C, t0, ts, cq-C)
 			} else {
-				stencilFold4x8(&outb[j], cp, &u[0], m, nd, C, &s.t[(R-1)*ts+C-1+j], ts)
+				stencilFold4x8(&outb[j], cp, &u[0], mq, nd, C, t0, ts, cq-C)
 			}
 			j += w
 		}

@@ -2,13 +2,13 @@
 
 #include "textflag.h"
 
-// func stencilFold4x8(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int)
+// func stencilFold4x8(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int, upad int)
 //
 // Row-folded variant: the four output rows share the table row of each
 // row distance d, and the inputs arrive pre-folded, u_i[d, cy] =
 // v[rx_i-d, cy] + v[rx_i+d, cy], so every step is two table loads reused by
 // four rows, four broadcasts and eight independent FMAs.
-TEXT ·stencilFold4x8(SB), NOSPLIT, $0-64
+TEXT ·stencilFold4x8(SB), NOSPLIT, $0-72
 	MOVQ out+0(FP), DI
 	MOVQ outStride+8(FP), R12
 	SHLQ $3, R12            // row stride of out in bytes
@@ -21,6 +21,8 @@ TEXT ·stencilFold4x8(SB), NOSPLIT, $0-64
 	MOVQ t+48(FP), DX       // table pointer for d = 0
 	MOVQ ts+56(FP), R10
 	SHLQ $3, R10            // ts in bytes
+	MOVQ upad+64(FP), R15
+	SHLQ $3, R15            // padding after each row of u, in bytes
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -56,6 +58,7 @@ cloop:
 	JNZ          cloop
 
 	ADDQ R10, DX
+	ADDQ R15, SI
 	DECQ R9
 	JNZ  dloop
 
@@ -73,42 +76,40 @@ cloop:
 	VZEROUPPER
 	RET
 
-// func foldRow(u, center *float64, C, nd int)
+// func foldRow(u, center *float64, cq, nd int)
 //
-// The row folds of one output row for stencil.prodFold: with center
-// pointing at row rx of a copy of v padded by zero rows above and below,
-// u[0:C] = center[0:C] and, for 1 <= d < nd,
-// u[d*C:(d+1)*C] = center[-d*C:] + center[d*C:] (C elements each).
+// The row folds of one output row for stencil.prodFold, on rows of cq
+// entries (cq a multiple of 4): with center pointing at row rx of a copy of
+// v padded by zero rows above and below, u[0:cq] = center[0:cq] and, for
+// 1 <= d < nd, u[d*cq:(d+1)*cq] = center[-d*cq:] + center[d*cq:].
 TEXT ·foldRow(SB), NOSPLIT, $0-32
 	MOVQ u+0(FP), DI
 	MOVQ center+8(FP), SI
-	MOVQ C+16(FP), R8
+	MOVQ cq+16(FP), R8
 	MOVQ nd+24(FP), R9
+	SHRQ $2, R8             // vectors per row
 	MOVQ R8, R10
-	SHLQ $3, R10            // row length in bytes
-	MOVQ SI, DX             // the row below: center + d*C
-	// d = 0: u[0] = center + 0 (b = a zero row would also do; copy instead).
+	SHLQ $5, R10            // row length in bytes
+	MOVQ SI, DX             // rows rx-d (SI) and rx+d (DX)
 	MOVQ SI, R11
 	MOVQ R8, CX
 
 fcopy:
-	MOVQ (R11), AX
-	MOVQ AX, (DI)
-	ADDQ $8, R11
-	ADDQ $8, DI
-	DECQ CX
-	JNZ  fcopy
-	DECQ R9
-	JZ   fdone
+	VMOVUPD (R11), Y0
+	VMOVUPD Y0, (DI)
+	ADDQ    $32, R11
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     fcopy
+	DECQ    R9
+	JZ      fdone
 
 fdloop:
-	SUBQ R10, SI            // row rx-d
-	ADDQ R10, DX            // row rx+d
+	SUBQ R10, SI
+	ADDQ R10, DX
 	MOVQ SI, R11
 	MOVQ DX, R12
 	MOVQ R8, CX
-	SHRQ $2, CX
-	JZ   ftail
 
 f4loop:
 	VMOVUPD (R11), Y0
@@ -119,35 +120,18 @@ f4loop:
 	ADDQ    $32, DI
 	DECQ    CX
 	JNZ     f4loop
-
-ftail:
-	MOVQ R8, CX
-	ANDQ $3, CX
-	JZ   fnext
-
-f1loop:
-	VMOVSD (R11), X0
-	VADDSD (R12), X0, X0
-	VMOVSD X0, (DI)
-	ADDQ   $8, R11
-	ADDQ   $8, R12
-	ADDQ   $8, DI
-	DECQ   CX
-	JNZ    f1loop
-
-fnext:
-	DECQ R9
-	JNZ  fdloop
+	DECQ    R9
+	JNZ     fdloop
 
 fdone:
 	VZEROUPPER
 	RET
 
-// func stencilFold4x12(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int)
+// func stencilFold4x12(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int, upad int)
 //
 // stencilFold4x8 for 12 columns: twelve accumulators leave the FMA units
 // more independent chains than their latency needs.
-TEXT ·stencilFold4x12(SB), NOSPLIT, $0-64
+TEXT ·stencilFold4x12(SB), NOSPLIT, $0-72
 	MOVQ out+0(FP), DI
 	MOVQ outStride+8(FP), R12
 	SHLQ $3, R12
@@ -160,6 +144,8 @@ TEXT ·stencilFold4x12(SB), NOSPLIT, $0-64
 	MOVQ t+48(FP), DX
 	MOVQ ts+56(FP), R10
 	SHLQ $3, R10
+	MOVQ upad+64(FP), R15
+	SHLQ $3, R15
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -204,6 +190,7 @@ cloop12:
 	JNZ          cloop12
 
 	ADDQ R10, DX
+	ADDQ R15, SI
 	DECQ R9
 	JNZ  dloop12
 

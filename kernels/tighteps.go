@@ -124,5 +124,5 @@ func (b *BAChannel) TightEps() float64 {
 	if b.Grid.Len() == 1 {
 		return 0 // no pair x != x', as in the brute force
 	}
-	return b.Beta + maxLogRatio(b.Grid, invDistTable(b.Grid), b.logZ)
+	return b.Beta + maxLogRatio(b.Grid, invDistTable(b.Grid), b.LogZ())
 }
