@@ -48,6 +48,14 @@ type MemoryEstimator interface {
 	EstimateBytes(job Job) int64
 }
 
+// CostEstimator is implemented by kinds that can say, before running a
+// job, about how many CPU seconds it takes. The harness only uses it to
+// order the work of a run (heaviest first, so that the last jobs are short
+// and both cores stay busy to the end); results never depend on it.
+type CostEstimator interface {
+	EstimateCost(job Job) float64
+}
+
 // Job is one independent unit of work of a spec.
 type Job struct {
 	// Key identifies the job within its spec, e.g.

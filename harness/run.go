@@ -1,12 +1,14 @@
 package harness
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -249,24 +251,24 @@ func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console,
 	finish := func(r *specRun) error {
 		return r.complete(gctx, opt, con, env, start, mergedFrom)
 	}
-submit:
 	for _, r := range runs {
 		if len(r.todo) == 0 {
 			g.Go(func() error { return finish(r) })
-			continue
 		}
-		for _, i := range r.todo {
-			if gctx.Err() != nil {
-				break submit
+	}
+submit:
+	for _, t := range schedule(runs) {
+		if gctx.Err() != nil {
+			break submit
+		}
+		r, i := t.run, t.job
+		g.Go(func() error {
+			last, err := r.runJob(gctx, i, lim, con)
+			if err != nil || !last {
+				return err
 			}
-			g.Go(func() error {
-				last, err := r.runJob(gctx, i, lim, con)
-				if err != nil || !last {
-					return err
-				}
-				return finish(r)
-			})
-		}
+			return finish(r)
+		})
 	}
 	err := g.Wait()
 	con.stopProgress()
@@ -292,6 +294,85 @@ submit:
 		results[i] = r.result
 	}
 	return results, nil
+}
+
+// task is one pending job of a spec.
+type task struct {
+	run *specRun
+	job int // plan index
+}
+
+// schedule orders the pending jobs of all specs for submission (the
+// errgroup starts them in this order as slots free up):
+//
+//  1. jobs of Exclusive kinds, which run alone anyway: first, so they
+//     neither stall a busy pool nor leave a core idle at the end;
+//  2. jobs of kinds without a CostEstimator, in plan order: their cost is
+//     unknown, so they go early, where a long one cannot form the tail,
+//     and the Finish steps of their specs (often figure-heavy while the
+//     jobs are short) overlap the remaining jobs;
+//  3. the specs whose kinds estimate their cost, heaviest spec first and
+//     each spec's jobs heaviest first (longest-processing-time order): the
+//     heavy specs complete, and their Finish runs, while lighter jobs
+//     still fill the other slots, and the run ends on short jobs.
+//
+// Results do not depend on the order: every job's random stream comes
+// from its key.
+func schedule(runs []*specRun) []task {
+	var first, plain []task
+	type costed struct {
+		tasks []task
+		cost  []float64
+		total float64
+	}
+	var heavy []costed
+	for _, r := range runs {
+		if len(r.todo) == 0 {
+			continue
+		}
+		if ex, ok := r.spec.Kind.(Exclusive); ok && ex.Exclusive() {
+			for _, i := range r.todo {
+				first = append(first, task{r, i})
+			}
+			continue
+		}
+		est, ok := r.spec.Kind.(CostEstimator)
+		if !ok {
+			for _, i := range r.todo {
+				plain = append(plain, task{r, i})
+			}
+			continue
+		}
+		c := costed{}
+		for _, i := range r.todo {
+			v := 0.0
+			// A panicking or silly estimate only loses the ordering.
+			_ = safely(func() error { v = est.EstimateCost(r.jobs[i].Job); return nil })
+			if !(v >= 0) || math.IsInf(v, 1) {
+				v = 0
+			}
+			c.tasks = append(c.tasks, task{r, i})
+			c.cost = append(c.cost, v)
+			c.total += v
+		}
+		idx := make([]int, len(c.tasks))
+		for k := range idx {
+			idx[k] = k
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(c.cost[b], c.cost[a]) })
+		sorted := make([]task, len(idx))
+		for k, j := range idx {
+			sorted[k] = c.tasks[j]
+		}
+		c.tasks = sorted
+		heavy = append(heavy, c)
+	}
+	slices.SortStableFunc(heavy, func(a, b costed) int { return cmp.Compare(b.total, a.total) })
+	out := append(first, plain...)
+	for _, c := range heavy {
+		out = append(out, c.tasks...)
+	}
+	return out
 }
 
 // limits are what jobs share besides the errgroup's slots.

@@ -191,6 +191,7 @@ type convFinish struct {
 	variants []variant
 	skipped  [][]string
 	pooled   []pooledDistance // sorted by RMS, closest first
+	figs     figureSaver
 }
 
 func (f *convFinish) betas() []float64 { return f.p.Beta.Values() }
@@ -217,10 +218,12 @@ func (f *convFinish) run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := f.fig7(); err != nil {
-		return err
-	}
-	if err := f.fig89(); err != nil {
+	if err := drawFigures(&f.figs, func() error {
+		if err := f.fig7(); err != nil {
+			return err
+		}
+		return f.fig89()
+	}); err != nil {
 		return err
 	}
 	claims := f.claims()
@@ -560,9 +563,7 @@ func (f *convFinish) fig7() error {
 				return fmt.Errorf("%s: %w", name, err)
 			}
 		}
-		if err := saveFigure(f.out, name, fig); err != nil {
-			return err
-		}
+		f.figs.save(f.out, name, fig)
 	}
 	return nil
 }
@@ -654,9 +655,7 @@ func (f *convFinish) fig89() error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", name, err)
 			}
-			if err := saveFigure(f.out, name, fig); err != nil {
-				return err
-			}
+			f.figs.save(f.out, name, fig)
 		}
 	}
 	return nil

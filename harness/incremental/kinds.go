@@ -189,6 +189,30 @@ func estimateBytes(j harness.Job) int64 {
 	return int64(len(a.variants))*(cycles+2)*m*m*8 + int64(len(a.pop.cells))*4 + 64*m*8
 }
 
+// EstimateCost implements harness.CostEstimator (scheduling only).
+func (Convergence) EstimateCost(j harness.Job) float64 { return estimateCost(j) }
+
+// EstimateCost implements harness.CostEstimator.
+func (BetaSweep) EstimateCost(j harness.Job) float64 { return estimateCost(j) }
+
+// estimateCost is a rough CPU-seconds figure for a job: every cycle of
+// every variant passes over dense m x m channels (BA, obfuscation, IBU,
+// GIBU) and solves EMDs of about m points, so the work grows with m^2
+// cycles variants rounds; the per-cycle EMDs double it. The constant
+// was fitted to measured job times on the paper's cities.
+func estimateCost(j harness.Job) float64 {
+	a, ok := j.Arg.(*job)
+	if !ok {
+		return 0
+	}
+	m := float64(a.pop.grid.Len())
+	c := 4e-8 * m * m * float64(a.cfg.Schedule.Cycles) * float64(len(a.variants)) * float64(len(a.rounds))
+	if a.cfg.PerCycle {
+		c *= 2
+	}
+	return c
+}
+
 // Variant columns shared by the job tables.
 var variantHeader = []string{"city", "beta", "first_mechanism", "ibu_start", "mixing", "batches"}
 

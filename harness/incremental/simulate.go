@@ -32,8 +32,9 @@ func (l *lazy[T]) get(f func() (T, error)) (T, error) {
 type population struct {
 	name, title string
 	grid        kernels.Grid
-	xs, ys      []float64 // cell coordinates (row, col) for the EMD solver
-	prior       []float64 // pi: counts / N
+	xs, ys      []float64   // cell coordinates (row, col)
+	points      *emd.Points // the cells with their distances, for the EMD solver
+	prior       []float64   // pi: counts / N
 	uniform     []float64
 	// cells lists the cell of every check-in (grouped by cell), so that a
 	// uniform index draws a check-in and a shuffle of a copy draws
@@ -93,6 +94,11 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 		r, c := ds.Grid.Abs(i)
 		p.xs[i], p.ys[i] = float64(r), float64(c)
 	}
+	pts, err := emd.NewPoints(p.xs, p.ys)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	p.points = pts
 	for x, c := range ds.Counts {
 		for range c {
 			p.cells = append(p.cells, int32(x))
@@ -247,7 +253,7 @@ func (s *sampler) draw(t int, empirical []float64) error {
 }
 
 func (s *sampler) obfuscate(ch *kernels.Channel, reports []float64) error {
-	r, err := kernels.Obfuscate(s.rng, s.counts, ch)
+	r, err := kernels.ObfuscateTrusted(s.rng, s.counts, ch)
 	if err != nil {
 		return fmt.Errorf("obfuscate: %w", err)
 	}
@@ -367,6 +373,9 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 	}
 	// The BA workspace reuses its buffers across cycles and variants; the
 	// channels (kept for the final GIBU) are the per-cycle allocations.
+	// Every channel is built here (BA or LAP, stochastic by construction),
+	// so obfuscation, IBU and GIBU take them without re-checking their
+	// rows on every use (the Trusted kernels).
 	var ws kernels.BAWorkspace
 	var iw kernels.IBUWorkspace
 	var sv emd.Solver
@@ -425,7 +434,7 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 				if mk.start == "previous" {
 					start = s.theta
 				}
-				mu, iters, err := iw.IBU(nil, cv.ch, cv.q, start, c.ibuConfig())
+				mu, iters, err := iw.IBUTrusted(nil, cv.ch, cv.q, start, c.ibuConfig())
 				if err != nil {
 					return nil, fmt.Errorf("cycle %d: IBU: %w", t, err)
 				}
@@ -494,7 +503,7 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 				if c.GIBUStart == "previous" {
 					start = s.theta
 				}
-				gibu, iters, err := iw.GIBU(nil, s.hist, start, c.gibuConfig())
+				gibu, iters, err := iw.GIBUTrusted(nil, s.hist, start, c.gibuConfig())
 				if err != nil {
 					return nil, fmt.Errorf("final GIBU: %w", err)
 				}
@@ -543,17 +552,18 @@ func cycleChannel(ws *kernels.BAWorkspace, p *population, c simConfig, t int, me
 // only when that reference is requested. It is kernels.EMD on the base
 // grid (Euclidean cost between cell positions, shared mass cancelled)
 // through one solver per job, whose work space is reused across calls
-// instead of being allocated for each of the thousands of EMDs.
+// instead of being allocated for each of the thousands of EMDs, on the
+// population's distance table (computed once per city, not per EMD).
 func measure(sv *emd.Solver, p *population, c simConfig, est, ref []float64, pop, batch *float64) error {
 	if c.Population {
-		r, err := sv.SolveCommon(p.xs, p.ys, est, p.prior)
+		r, err := sv.SolveOn(p.points, est, p.prior)
 		if err != nil {
 			return fmt.Errorf("EMD to pi: %w", err)
 		}
 		*pop = r.Cost
 	}
 	if c.Batch {
-		r, err := sv.SolveCommon(p.xs, p.ys, est, ref)
+		r, err := sv.SolveOn(p.points, est, ref)
 		if err != nil {
 			return fmt.Errorf("EMD to the batch: %w", err)
 		}

@@ -34,6 +34,7 @@ type sweepFinish struct {
 	out     *harness.Output
 	fs      *finalSet
 	skipped [][]string
+	figs    figureSaver
 }
 
 func (s *sweepFinish) betas() []float64 { return s.p.Beta.Values() }
@@ -83,7 +84,7 @@ func (s *sweepFinish) run(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := s.fig10(); err != nil {
+	if err := drawFigures(&s.figs, s.fig10); err != nil {
 		return err
 	}
 	claims := s.claims()
@@ -146,9 +147,7 @@ func (s *sweepFinish) fig10() error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		if err := saveFigure(s.out, name, fig); err != nil {
-			return err
-		}
+		s.figs.save(s.out, name, fig)
 	}
 	return nil
 }

@@ -463,3 +463,58 @@ func TestClockwise(t *testing.T) {
 		t.Errorf("clockwise = %v, want row-major tl,tr,bl,br", got)
 	}
 }
+
+// TestPointEMDMatchesKernel checks that the tabulated EMD of the BA vs
+// LAP jobs gives exactly kernels.EMD's value, on the base grid and in the
+// reference code's defective placement on a widened grid, and rejects
+// what kernels.EMD rejects.
+func TestPointEMDMatchesKernel(t *testing.T) {
+	g, err := kernels.NewGrid(5, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, wide := range []kernels.Grid{g, g.Widen(3)} {
+		e, err := newPointEMD(wide, g.Len())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for trial := 0; trial < 20; trial++ {
+			p, q := make([]float64, g.Len()), make([]float64, g.Len())
+			for i := range p {
+				if rng.IntN(3) > 0 {
+					p[i] = rng.Float64()
+				}
+				q[i] = rng.Float64()
+			}
+			for _, v := range [][]float64{p, q} {
+				s := 0.0
+				for _, x := range v {
+					s += x
+				}
+				for i := range v {
+					v[i] /= s
+				}
+			}
+			got, err := e.dist(p, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, qw := make([]float64, wide.Len()), make([]float64, wide.Len())
+			copy(pw, p)
+			copy(qw, q)
+			want, err := kernels.EMD(wide, pw, wide, qw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Fatalf("grid %v trial %d: pointEMD %v, kernels.EMD %v", wide, trial, got, want)
+			}
+		}
+		bad := make([]float64, g.Len())
+		bad[0] = 2
+		if _, err := e.dist(bad, bad); err == nil {
+			t.Errorf("grid %v: accepted masses summing to 2", wide)
+		}
+	}
+}

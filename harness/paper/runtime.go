@@ -39,6 +39,11 @@ var paperSeconds = map[string]map[string]float64{
 }
 
 func (runtimeKind) Name() string { return "runtime" }
+
+// Exclusive implements harness.Exclusive: the kernels are timed with no
+// other job of the run competing for the cores (the harness runs such
+// jobs first, alone).
+func (runtimeKind) Exclusive() bool { return true }
 func (runtimeKind) Describe() string {
 	return "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF, beside the paper's Python timings"
 }

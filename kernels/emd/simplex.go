@@ -343,41 +343,46 @@ func (s *network) price() int {
 }
 
 // argminBelow returns the smallest row[k]-d[k] that is below thr, and its
-// k, or (thr, -1) if there is none. It is the pricing hot loop: unrolled by
-// four with one combined test, since improvements are rare once a block is
-// under way; kept out of line so that its loop variables stay in registers.
+// k, or (thr, -1) if there is none. It is the pricing hot loop. Improvements
+// are rare once a block is under way, so a pre-scan (scanBelow: vector
+// instructions where the CPU has them) skips to the next group of four
+// entries holding one below the current threshold, and that group is
+// settled in order with the same scalar comparisons; the result is the
+// same as a plain loop's. Kept out of line so that its loop variables stay
+// in registers.
 //
 //go:noinline
 func argminBelow(row, d []float64, thr float64) (float64, int) {
 	d = d[:len(row)]
 	bk := -1
-	k := 0
-	for ; k+4 <= len(row); k += 4 {
-		r0 := row[k] - d[k]
-		r1 := row[k+1] - d[k+1]
-		r2 := row[k+2] - d[k+2]
-		r3 := row[k+3] - d[k+3]
-		if r0 < thr || r1 < thr || r2 < thr || r3 < thr {
-			if r0 < thr {
-				thr, bk = r0, k
-			}
-			if r1 < thr {
-				thr, bk = r1, k+1
-			}
-			if r2 < thr {
-				thr, bk = r2, k+2
-			}
-			if r3 < thr {
-				thr, bk = r3, k+3
+	n4 := len(row) &^ 3
+	for k := scanBelow(row, d, 0, n4, thr); k < n4; k = scanBelow(row, d, k+4, n4, thr) {
+		for i := k; i < k+4; i++ {
+			if r := row[i] - d[i]; r < thr {
+				thr, bk = r, i
 			}
 		}
 	}
-	for ; k < len(row); k++ {
+	for k := n4; k < len(row); k++ {
 		if r := row[k] - d[k]; r < thr {
 			thr, bk = r, k
 		}
 	}
 	return thr, bk
+}
+
+// scanBelowGo is the portable scanBelow: row, d, k and n4 as there.
+func scanBelowGo(row, d []float64, k, n4 int, thr float64) int {
+	for ; k < n4; k += 4 {
+		r0 := row[k] - d[k]
+		r1 := row[k+1] - d[k+1]
+		r2 := row[k+2] - d[k+2]
+		r3 := row[k+3] - d[k+3]
+		if r0 < thr || r1 < thr || r2 < thr || r3 < thr {
+			return k
+		}
+	}
+	return n4
 }
 
 // isBasic reports whether real arc e is in the basis tree.

@@ -3,6 +3,7 @@ package emd
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // MassTol is the relative tolerance on the difference of the two totals:
@@ -46,6 +47,8 @@ type Solver struct {
 	sy    []float64
 	dx    []float64
 	dy    []float64
+	si    []int // SolveOn: point of each supply
+	di    []int // SolveOn: point of each demand
 }
 
 // DefaultMaxPivots is the pivot cap for n supplies and m demands: far above
@@ -395,4 +398,106 @@ func (s *Solver) solve(maxc float64, plan bool) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// Points is a fixed list of distinct points with their pairwise Euclidean
+// distances, for solving many problems on the same points (SolveOn): the
+// distances are computed once instead of once per problem. It is
+// read-only after NewPoints, so several Solvers (goroutines) may share it.
+type Points struct {
+	x, y []float64
+	dist []float64 // k*k, row-major
+}
+
+// NewPoints tabulates the distances between the points (x[k], y[k]).
+func NewPoints(x, y []float64) (*Points, error) {
+	if len(x) != len(y) {
+		return nil, fmt.Errorf("emd: %d x and %d y coordinates", len(x), len(y))
+	}
+	if err := checkCoords("x", x); err != nil {
+		return nil, err
+	}
+	if err := checkCoords("y", y); err != nil {
+		return nil, err
+	}
+	k := len(x)
+	if int64(k)*int64(k) > MaxArcs {
+		return nil, fmt.Errorf("emd: %d points exceed %d arcs", k, MaxArcs)
+	}
+	p := &Points{x: slices.Clone(x), y: slices.Clone(y), dist: make([]float64, k*k)}
+	for i := range k {
+		row := p.dist[i*k : (i+1)*k]
+		for j := range row {
+			// The same expression as netSolve, so SolveOn and SolveCommon
+			// see bit-identical costs.
+			u, v := x[i]-x[j], y[i]-y[j]
+			c := math.Sqrt(u*u + v*v)
+			if c > math.MaxFloat64 {
+				return nil, fmt.Errorf("emd: distance between points %d and %d overflows: use SolveCommon", i, j)
+			}
+			row[j] = c
+		}
+	}
+	return p, nil
+}
+
+// Len is the number of points.
+func (p *Points) Len() int { return len(p.x) }
+
+// SolveOn is SolveCommon on the tabulated points p: the same result, bit
+// for bit, without recomputing the distances.
+func (s *Solver) SolveOn(p *Points, a, b []float64) (Result, error) {
+	if p == nil {
+		return Result{}, fmt.Errorf("emd: nil Points")
+	}
+	k := p.Len()
+	if len(a) != k || len(b) != k {
+		return Result{}, fmt.Errorf("emd: %d points for %d and %d masses", k, len(a), len(b))
+	}
+	sa, err := checkMasses("a", a)
+	if err != nil {
+		return Result{}, err
+	}
+	sb, err := checkMasses("b", b)
+	if err != nil {
+		return Result{}, err
+	}
+	scale, err := balance(sa, sb)
+	if err != nil {
+		return Result{}, err
+	}
+	s.sup, s.si = grow(s.sup, k)[:0], grow(s.si, k)[:0]
+	s.dem, s.di = grow(s.dem, k)[:0], grow(s.di, k)[:0]
+	pos, neg := 0.0, 0.0
+	for k, va := range a {
+		switch v := va - b[k]*scale; {
+		case v > 0:
+			s.sup, s.si = append(s.sup, v), append(s.si, k)
+			pos += v
+		case v < 0:
+			s.dem, s.di = append(s.dem, -v), append(s.di, k)
+			neg -= v
+		}
+	}
+	n, m := len(s.sup), len(s.dem)
+	if n == 0 || m == 0 {
+		return Result{}, nil
+	}
+	fix := pos / neg
+	for j := range s.dem {
+		s.dem[j] *= fix
+	}
+	s.cost = grow(s.cost, n*m)
+	maxc := 0.0
+	di := s.di[:m]
+	for i, pi := range s.si {
+		src := p.dist[pi*k : (pi+1)*k]
+		row := s.cost[i*m : (i+1)*m]
+		for j, pj := range di {
+			c := src[pj]
+			row[j] = c
+			maxc = max(maxc, c)
+		}
+	}
+	return s.solve(maxc, false)
 }
