@@ -25,6 +25,12 @@ import (
 // Both give exactly the multinomial law; the choice depends only on
 // counts[x] and |Y|.
 func Obfuscate(rng *rand.Rand, counts []int, ch *Channel) ([]int, error) {
+	return obfuscate(rng, counts, ch, true)
+}
+
+// obfuscate is Obfuscate; checkEntries false skips the O(|X||Y|) check of
+// the channel's rows (see ObfuscateTrusted).
+func obfuscate(rng *rand.Rand, counts []int, ch *Channel, checkEntries bool) ([]int, error) {
 	if rng == nil {
 		return nil, fmt.Errorf("obfuscate: rng is nil")
 	}
@@ -40,9 +46,11 @@ func Obfuscate(rng *rand.Rand, counts []int, ch *Channel) ([]int, error) {
 			return nil, fmt.Errorf("obfuscate: counts[%d] = %d: must be >= 0", x, k)
 		}
 	}
-	if bad := checkRows(ch.P, m, n); bad >= 0 {
-		return nil, fmt.Errorf("obfuscate: channel row %d is not a distribution (entries finite and >= 0, sum 1 within %g)",
-			bad, StochasticTol*float64(n))
+	if checkEntries {
+		if bad := checkRows(ch.P, m, n); bad >= 0 {
+			return nil, fmt.Errorf("obfuscate: channel row %d is not a distribution (entries finite and >= 0, sum 1 within %g)",
+				bad, StochasticTol*float64(n))
+		}
 	}
 	out := make([]int, n)
 	limit := int(categoricalFactor * float64(n))
