@@ -83,6 +83,7 @@ type specRun struct {
 	jobs     []PlannedJob
 	estimate []int64 // per job, bytes (0 when the kind does not say)
 	unlock   func()
+	created  bool // dir did not exist before this run
 
 	mu       sync.Mutex
 	recs     []*record // by plan index; nil: not stored
@@ -108,13 +109,42 @@ func Run(ctx context.Context, specs []*Spec, opt RunOptions) ([]Result, error) {
 	}
 	env := CurrentEnv(ctx)
 	con := newConsole(opt.Log, opt.ProgressEvery)
-	defer unlockAll(runs)
-	for _, r := range runs {
-		if err := r.open(opt); err != nil {
-			return nil, err
+	_, statErr := os.Stat(opt.Out)
+	outCreated := errors.Is(statErr, fs.ErrNotExist)
+	res, err := func() ([]Result, error) {
+		defer unlockAll(runs)
+		for _, r := range runs {
+			if err := r.open(opt); err != nil {
+				return nil, err
+			}
 		}
+		return execute(ctx, runs, opt, con, env, nil)
+	}()
+	if err != nil {
+		removeEmptyRuns(runs, opt.Out, outCreated)
 	}
-	return execute(ctx, runs, opt, con, env, nil)
+	return res, err
+}
+
+// removeEmptyRuns deletes, after a failed run, the experiment directories
+// this run created and stored no job in (and the output directory if this
+// run created it and it is now empty), so a run that fails before any
+// result exists leaves nothing behind. Directories holding stored jobs are
+// kept: a rerun resumes from them.
+func removeEmptyRuns(runs []*specRun, out string, outCreated bool) {
+	for _, r := range runs {
+		if !r.created {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(r.dir, jobsDir))
+		if err != nil || len(entries) > 0 {
+			continue
+		}
+		os.RemoveAll(r.dir)
+	}
+	if outCreated {
+		os.Remove(out) // fails, harmlessly, unless empty
+	}
 }
 
 // prepare plans the specs and applies the memory guard; it writes nothing.
@@ -170,6 +200,9 @@ func (r *specRun) checkMemory(opt RunOptions) error {
 // removed, job files of other plans removed, stored results loaded.
 func (r *specRun) open(opt RunOptions) error {
 	fail := func(err error) error { return fmt.Errorf("%s: %w", r.spec.Path, err) }
+	if _, err := os.Stat(r.dir); errors.Is(err, fs.ErrNotExist) {
+		r.created = true
+	}
 	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
 		return fail(err)
 	}

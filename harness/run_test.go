@@ -461,3 +461,28 @@ func TestExclusiveJobsRunAlone(t *testing.T) {
 		t.Logf("note: the ordinary jobs never overlapped (machine busy?)")
 	}
 }
+
+// TestFailedRunLeavesNothing: a run whose only job fails before any
+// result is stored removes the directories it created; one that stored
+// jobs keeps them for the rerun.
+func TestFailedRunLeavesNothing(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	out := filepath.Join(dir, "out")
+	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\n[params]\nbeta = [1]\nreps = 1\nfail = \"beta=1/rep=0\"\n")
+	if _, err := run(t, reg, spec, out, harness.RunOptions{Jobs: 1}); err == nil {
+		t.Fatal("the failing job did not fail the run")
+	}
+	if _, err := os.Stat(out); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a run that stored nothing left %s behind (stat: %v)", out, err)
+	}
+
+	spec = writeSpec(t, dir, "exp2.toml", "kind = \"testkind\"\n[params]\nbeta = [1, 2]\nreps = 1\nfail = \"beta=2/rep=0\"\n")
+	if _, err := run(t, reg, spec, out, harness.RunOptions{Jobs: 1}); err == nil {
+		t.Fatal("the failing job did not fail the run")
+	}
+	stored, err := os.ReadDir(filepath.Join(out, "exp2", "jobs"))
+	if err != nil || len(stored) != 1 {
+		t.Errorf("the stored job of a failed run was not kept: %v, %v", stored, err)
+	}
+}
