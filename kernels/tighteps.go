@@ -126,3 +126,45 @@ func (b *BAChannel) TightEps() float64 {
 	}
 	return b.Beta + maxLogRatio(b.Grid, invDistTable(b.Grid), b.LogZ())
 }
+
+// TightEpsExp is the tight epsilon of a channel that the caller knows to
+// have the form C[x,y] = c(y) e^{-k d(x,y)} / Z(x) with c > 0 (BA channels
+// with k = beta, LAP channels with k = eps and c = 1), in O(|X| |Y|)
+// instead of the brute force's O(|X|^2 |Y|). When ch's output grid
+// contains its input grid the identity proven at BAChannel.TightEps gives
+// k + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x'), and only the
+// differences of ln Z matter: for any fixed output y0,
+// ln Z(x) = ln c(y0) - k d(x,y0) - ln C[x,y0], where ln c(y0) is the same
+// for every x and cancels. y0 is the output cell nearest the centre of the
+// input grid, so that its column is the last to underflow. Where the
+// identity's preconditions fail (output grid not containing the inputs, or
+// an entry of column y0 that underflowed to 0) it returns the brute force
+// TightEps. It does not check that ch has the form: on another channel
+// the result is meaningless.
+func TightEpsExp(ch *Channel, k float64) (float64, error) {
+	if err := checkChannel(ch); err != nil {
+		return 0, fmt.Errorf("tight eps: %w", err)
+	}
+	if !(k > 0) || math.IsInf(k, 1) {
+		return 0, fmt.Errorf("tight eps: k = %v: must be finite and > 0", k)
+	}
+	in, out := ch.In, ch.Out
+	if !out.Contains(in) {
+		return TightEps(ch)
+	}
+	if in.Len() == 1 {
+		return 0, nil // no pair x != x', as in the brute force
+	}
+	cr, cc := in.Abs(in.Index(in.Rows/2, in.Cols/2))
+	y0 := out.IndexOf(cr, cc)
+	n := out.Len()
+	logZ := make([]float64, in.Len())
+	for x := range logZ {
+		v := ch.P[x*n+y0]
+		if v == 0 {
+			return TightEps(ch)
+		}
+		logZ[x] = -k*Dist(in, x, out, y0) - log(v)
+	}
+	return k + maxLogRatio(in, invDistTable(in), logZ), nil
+}

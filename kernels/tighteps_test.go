@@ -134,3 +134,56 @@ func mustTightEps(t *testing.T, ch *Channel) float64 {
 	}
 	return e
 }
+
+// TestTightEpsExpMatchesBruteForce: the O(|X||Y|) form equals the brute
+// force on BA channels (random priors with zeros) and on LAP channels over
+// base, widened and offset output grids.
+func TestTightEpsExpMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for trial := 0; trial < 30; trial++ {
+		g := Grid{Rows: 1 + rng.IntN(6), Cols: 1 + rng.IntN(7)}
+		k := 0.05 + 3*rng.Float64()
+		prior := make([]float64, g.Len())
+		s := 0.0
+		for i := range prior {
+			if rng.IntN(4) > 0 {
+				prior[i] = rng.Float64()
+				s += prior[i]
+			}
+		}
+		if s == 0 {
+			prior[0], s = 1, 1
+		}
+		for i := range prior {
+			prior[i] /= s
+		}
+		ba, err := BA(g, prior, BAConfig{Beta: k, Iterations: 1 + rng.IntN(10)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		lapW, err := Laplace(g, g.Widen(rng.IntN(4)), k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lapOff, err := Laplace(g, Grid{Rows: g.Rows + 1, Cols: g.Cols, Row0: 1}, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, ch := range map[string]*Channel{"ba": ba.Channel(), "lap-widened": lapW, "lap-offset": lapOff} {
+			want, err := TightEps(ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := TightEpsExp(ch, k)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got-want) > 1e-9*max(1, want) {
+				t.Errorf("trial %d %s %v k=%v: TightEpsExp %v, brute force %v", trial, name, g, k, got, want)
+			}
+		}
+	}
+	if _, err := TightEpsExp(&Channel{In: Grid{Rows: 1, Cols: 2}, Out: Grid{Rows: 1, Cols: 2}, P: []float64{1, 0, 0, 1}}, -1); err == nil {
+		t.Error("k = -1 was accepted")
+	}
+}

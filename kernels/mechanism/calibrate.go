@@ -1,0 +1,354 @@
+package mechanism
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"privic/kernels"
+)
+
+// Target is the quantity on which mechanisms are put on equal footing.
+type Target int
+
+const (
+	// TargetEps matches the tight epsilon (kernels.TightEps) of the channel.
+	TargetEps Target = iota
+	// TargetDistortion matches the average distortion under the prior
+	// (kernels.AvgDistortion): equal quality of service.
+	TargetDistortion
+	// TargetMI matches the mutual information between true and reported
+	// cell under the prior (kernels.MutualInformation, nats).
+	TargetMI
+)
+
+// Targets lists every target in its spec spelling.
+func Targets() []string { return []string{"eps", "distortion", "mi"} }
+
+// String is the spec spelling: "eps", "distortion" or "mi".
+func (t Target) String() string {
+	switch t {
+	case TargetEps:
+		return "eps"
+	case TargetDistortion:
+		return "distortion"
+	case TargetMI:
+		return "mi"
+	}
+	return fmt.Sprintf("Target(%d)", int(t))
+}
+
+// ParseTarget reads a target's spec spelling.
+func ParseTarget(s string) (Target, error) {
+	for t := TargetEps; t <= TargetMI; t++ {
+		if t.String() == s {
+			return t, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown calibration target %q (known: eps, distortion, mi)", s)
+}
+
+// increasing reports whether the target grows with the mechanism's
+// parameter (less privacy): tight eps and MI grow, distortion falls.
+func (t Target) increasing() bool { return t != TargetDistortion }
+
+// DefaultRelTol is the default relative tolerance of Calibrate.
+const DefaultRelTol = 1e-6
+
+// ErrOutOfReach is wrapped by Calibrate's error when no parameter in the
+// mechanism's range reaches the goal.
+var ErrOutOfReach = errors.New("target out of reach")
+
+// Method is the bracketing root finder of Calibrate.
+type Method int
+
+const (
+	// Bisection halves the bracket (in log parameter) every step: about
+	// log2(bracket / tolerance) channels, 15-25 in practice.
+	Bisection Method = iota
+	// Illinois is regula falsi on the log parameter with the Illinois
+	// modification (Dowell & Jarratt, BIT 1971): still a bracketing
+	// method, never leaving the bracket, but superlinear, usually 5-8
+	// channels. It falls back to a bisection step whenever the secant
+	// point is not finite or not strictly inside the bracket.
+	Illinois
+)
+
+// String is the spec spelling: "bisection" or "illinois".
+func (m Method) String() string {
+	switch m {
+	case Bisection:
+		return "bisection"
+	case Illinois:
+		return "illinois"
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod reads a method's spec spelling.
+func ParseMethod(s string) (Method, error) {
+	switch s {
+	case "bisection":
+		return Bisection, nil
+	case "illinois":
+		return Illinois, nil
+	}
+	return 0, fmt.Errorf("unknown calibration method %q (known: bisection, illinois)", s)
+}
+
+// CalibrateOptions tunes Calibrate.
+type CalibrateOptions struct {
+	// RelTol: success when |value - goal| <= RelTol*goal; 0 means
+	// DefaultRelTol.
+	RelTol float64
+	// MaxEvals bounds the channels built; 0 means 200.
+	MaxEvals int
+	// Method is the root finder (default Bisection).
+	Method Method
+	// AcceptJump: when the quantity jumps over goal (the bracket shrinks
+	// to rounding with values on both sides; LP solutions can switch
+	// vertex discontinuously), return the end of the bracket on the
+	// private side (tight eps or MI below goal, distortion above) with
+	// Jump set, instead of an error.
+	AcceptJump bool
+}
+
+// Calibration is the result of Calibrate.
+type Calibration struct {
+	Target  Target
+	Goal    float64          // the value asked for
+	Param   float64          // the mechanism's parameter found
+	Value   float64          // the target quantity at Param
+	Channel *kernels.Channel // the channel at Param
+	Evals   int              // channels built
+	// Jump reports that goal was not reached because the quantity jumps
+	// over it (see CalibrateOptions.AcceptJump): Value is then on the
+	// private side of Goal.
+	Jump bool
+}
+
+// Calibrate finds the parameter at which mechanism m, from in to out under
+// prior, reaches goal for target t, within opt.RelTol relative to goal.
+//
+// Method: a bracketing root finder on the logarithm of the parameter
+// (parameters are positive and span decades), bisection by default. The
+// bracket starts from the mechanism's Claim for eps targets (goal/Hi(1)
+// and goal/Lo(1) bound the answer when the claim is linear in the
+// parameter, as all claims here are; an exact claim is hit at the first
+// evaluation) and from 1 otherwise, and is widened within [Min, Max] of
+// the mechanism's Info (proportionally for eps, by factors of 4 otherwise)
+// until it straddles goal; if it never
+// does, the error wraps ErrOutOfReach and says which values the mechanism
+// reaches. The search stops when the value is within tolerance; if the
+// bracket shrinks to rounding without that (the quantity jumps over goal),
+// it is an error.
+func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goal float64, opt CalibrateOptions) (*Calibration, error) {
+	info := m.Info()
+	if t < TargetEps || t > TargetMI {
+		return nil, fmt.Errorf("calibrate %s: unknown target %d", info.Name, int(t))
+	}
+	if !(goal > 0) || math.IsInf(goal, 0) {
+		return nil, fmt.Errorf("calibrate %s: %v target %v: must be finite and > 0", info.Name, t, goal)
+	}
+	tol := opt.RelTol
+	if tol == 0 {
+		tol = DefaultRelTol
+	}
+	if !(tol > 0 && tol < 1) {
+		return nil, fmt.Errorf("calibrate %s: RelTol = %v: must be in (0, 1)", info.Name, opt.RelTol)
+	}
+	maxEvals := opt.MaxEvals
+	if maxEvals == 0 {
+		maxEvals = 200
+	}
+	if maxEvals < 0 {
+		return nil, fmt.Errorf("calibrate %s: MaxEvals = %d: must be >= 0", info.Name, opt.MaxEvals)
+	}
+	if opt.Method != Bisection && opt.Method != Illinois {
+		return nil, fmt.Errorf("calibrate %s: unknown method %d", info.Name, int(opt.Method))
+	}
+	if t != TargetEps || info.PriorDependent {
+		if err := checkPrior(info.Name, in, prior); err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
+		}
+	}
+	c := &calibrator{m: m, in: in, out: out, prior: prior, t: t, goal: goal, tol: tol, maxEvals: maxEvals, method: opt.Method, acceptJump: opt.AcceptJump}
+	res, err := c.run()
+	if err != nil {
+		return nil, fmt.Errorf("calibrate %s to %v = %v on %v: %w", info.Name, t, goal, in, err)
+	}
+	return res, nil
+}
+
+type calibrator struct {
+	m          Mechanism
+	in, out    kernels.Grid
+	prior      []float64
+	t          Target
+	goal, tol  float64
+	maxEvals   int
+	method     Method
+	acceptJump bool
+	evals      int
+	best       *Calibration // the evaluation within tolerance, once found
+	lastParam  float64
+	lastValue  float64
+}
+
+// point is one evaluation: the parameter, the target value, f (the value
+// minus goal oriented to grow with the parameter; 0: within tolerance)
+// and the channel.
+type point struct {
+	p, v, f float64
+	ch      *kernels.Channel
+}
+
+func (c *calibrator) eval(p float64) (point, error) {
+	info := c.m.Info()
+	if c.evals >= c.maxEvals {
+		return point{}, fmt.Errorf("no convergence within %d evaluations (last: %s = %v gives %v)", c.maxEvals, info.Param, c.lastParam, c.lastValue)
+	}
+	c.evals++
+	ch, err := c.m.Channel(c.in, c.out, c.prior, p)
+	if err != nil {
+		return point{}, err
+	}
+	var v float64
+	if c.t == TargetEps {
+		v, err = TightEpsOf(c.m, p, ch)
+	} else {
+		v, err = TargetValue(c.t, c.prior, ch)
+	}
+	if err != nil {
+		return point{}, err
+	}
+	if math.IsNaN(v) {
+		return point{}, fmt.Errorf("%v is NaN at %s = %v", c.t, info.Param, p)
+	}
+	c.lastParam, c.lastValue = p, v
+	f := v - c.goal
+	if !c.t.increasing() {
+		f = -f
+	}
+	if math.Abs(v-c.goal) <= c.tol*c.goal {
+		c.best = &Calibration{Target: c.t, Goal: c.goal, Param: p, Value: v, Channel: ch}
+		f = 0
+	}
+	return point{p, v, f, ch}, nil
+}
+
+func (c *calibrator) done() *Calibration {
+	c.best.Evals = c.evals
+	return c.best
+}
+
+func (c *calibrator) run() (*Calibration, error) {
+	info := c.m.Info()
+	lo, hi := info.Min, info.Max
+	// Starting points.
+	p0, p1 := 1.0, 0.0
+	if c.t == TargetEps {
+		cl := c.m.Claim(c.in, c.out, 1)
+		if cl.Hi > 0 {
+			p0 = c.goal / cl.Hi
+		}
+		if cl.Lo > 0 {
+			p1 = c.goal / cl.Lo
+		}
+	}
+	p0 = math.Min(math.Max(p0, lo), hi)
+	first, err := c.eval(p0)
+	if err != nil || first.f == 0 {
+		return c.result(err)
+	}
+	// The other end of the bracket: first the claim's other bound, then
+	// steps towards goal. For tight epsilon, which every mechanism here
+	// scales about linearly with its parameter, the step is proportional
+	// (goal/value, overshooting by 2%), so the bracket starts narrow;
+	// otherwise, and when the proportional step is unusable, a factor 4.
+	a, b := first, first
+	if p1 > 0 && ((first.f < 0 && p1 > p0) || (first.f > 0 && p1 < p0)) {
+		if b, err = c.eval(math.Min(math.Max(p1, lo), hi)); err != nil || b.f == 0 {
+			return c.result(err)
+		}
+	}
+	for (b.f < 0) == (first.f < 0) {
+		if (first.f < 0 && b.p >= hi) || (first.f > 0 && b.p <= lo) {
+			return nil, c.unreachable(first, b)
+		}
+		step := 4.0
+		if c.t == TargetEps && b.v > 0 && !math.IsInf(b.v, 0) {
+			r := c.goal / b.v
+			if first.f > 0 {
+				r = 1 / r
+			}
+			step = math.Min(math.Max(r*1.02, 1.02), 4)
+		}
+		next := math.Min(b.p*step, hi)
+		if first.f > 0 {
+			next = math.Max(b.p/step, lo)
+		}
+		a = b
+		if b, err = c.eval(next); err != nil || b.f == 0 {
+			return c.result(err)
+		}
+	}
+	// Refine [a, b] (f of opposite signs) in log parameter.
+	side := 0 // Illinois: which end was kept last (-1 a, +1 b)
+	fa, fb := a.f, b.f
+	for {
+		la, lb := math.Log(a.p), math.Log(b.p)
+		u := (la + lb) / 2
+		if c.method == Illinois {
+			if s := (la*fb - lb*fa) / (fb - fa); !math.IsNaN(s) && !math.IsInf(s, 0) && s > math.Min(la, lb) && s < math.Max(la, lb) {
+				u = s
+			}
+		}
+		mid := math.Exp(u)
+		// A bracket narrower than 1e-10 relative that still straddles goal
+		// means the quantity jumps there.
+		if !(mid > math.Min(a.p, b.p) && mid < math.Max(a.p, b.p)) || math.Abs(b.p-a.p) <= 1e-10*math.Max(a.p, b.p) {
+			if c.acceptJump {
+				priv := a
+				if b.f < 0 {
+					priv = b
+				}
+				return &Calibration{Target: c.t, Goal: c.goal, Param: priv.p, Value: priv.v, Channel: priv.ch, Evals: c.evals, Jump: true}, nil
+			}
+			return nil, fmt.Errorf("%v jumps across %v between %s = %v and %v (values %v, %v): no parameter within relative %g",
+				c.t, c.goal, info.Param, a.p, b.p, a.v, b.v, c.tol)
+		}
+		m, err := c.eval(mid)
+		if err != nil || m.f == 0 {
+			return c.result(err)
+		}
+		if (m.f < 0) == (a.f < 0) {
+			a, fa = m, m.f
+			if side == -1 {
+				fb /= 2 // b kept twice in a row: Illinois halving
+			}
+			side = -1
+		} else {
+			b, fb = m, m.f
+			if side == 1 {
+				fa /= 2
+			}
+			side = 1
+		}
+	}
+}
+
+func (c *calibrator) result(err error) (*Calibration, error) {
+	if err != nil {
+		return nil, err
+	}
+	return c.done(), nil
+}
+
+// unreachable explains that goal lies outside the values seen from the
+// first evaluation to the end of the parameter range.
+func (c *calibrator) unreachable(first, end point) error {
+	info := c.m.Info()
+	return fmt.Errorf("%w: %v goes from %v (%s = %v) to %v (%s = %v, the end of its range [%v, %v])",
+		ErrOutOfReach, c.t, first.v, info.Param, first.p, end.v, info.Param, end.p, info.Min, info.Max)
+}

@@ -1,0 +1,33 @@
+// Package mechanism puts location-privacy mechanisms behind one interface so
+// that they can be compared on equal footing.
+//
+// A Mechanism turns an input grid, an output grid, a prior (which it may
+// ignore) and one privacy parameter into a *kernels.Channel. Larger
+// parameters always mean less privacy (larger tight epsilon, lower
+// distortion, higher mutual information); calibration relies on it.
+//
+// Mechanisms provided, each with its reference in its doc comment:
+//
+//   - BA: Blahut-Arimoto rate-distortion channel (kernels.BA), parameter beta.
+//   - LAP: discrete planar Laplace on the grid (kernels.Laplace), parameter eps.
+//   - RR: k-ary randomized response over the cells, parameter eps (LDP).
+//   - PlanarLaplace: the continuous planar Laplace mechanism of
+//     geo-indistinguishability whose noisy point is snapped to the nearest
+//     output cell; its exact cell-to-cell channel is computed by quadrature.
+//   - Optimal: the optimal geo-indistinguishable mechanism of Bordenabe,
+//     Chatzikokolakis and Palamidessi (CCS 2014), a linear program solved by
+//     gonum's dense simplex, or by GLPK when built with -tags glpk.
+//
+// Coarsened runs any of them on blocks of the grid and lifts the channel
+// back, which keeps geo-indistinguishability and makes the LP usable on
+// city grids.
+//
+// Calibrate finds the parameter at which a mechanism reaches a target tight
+// epsilon, average distortion or mutual information (bisection, or the
+// Illinois variant of regula falsi, on a bracket built from the mechanism's
+// Claim), and Measure and Identification compute the metrics of a channel
+// under a prior.
+//
+// Like package kernels, this package does no I/O, keeps no global state and
+// takes randomness only from an explicit *rand.Rand.
+package mechanism

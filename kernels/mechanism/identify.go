@@ -1,0 +1,60 @@
+package mechanism
+
+import (
+	"fmt"
+	"math"
+
+	"privic/kernels"
+)
+
+// Identification measures how well a Bayesian adversary who knows the
+// prior and the channel identifies a user who is truly at cell a:
+//
+//	posterior = sum_y C[a,y] P(x=a | y),  P(x=a | y) = prior(a) C[a,y] / sum_x prior(x) C[x,y],
+//
+// the posterior probability of a averaged over the reports y ~ C[a,.] of
+// the user at a (the adversary's chance of naming a if it guesses by
+// sampling its posterior), and
+//
+//	mapProb = sum_y C[a,y] [a is a maximum-a-posteriori guess for y] / (number of MAP guesses for y),
+//
+// the chance that an adversary who guesses the MAP cell (breaking ties
+// uniformly; entries within a relative 1e-12 count as tied) names a.
+// When prior(a) = 0 both are 0. The harness reports posterior as
+// identification_A and mapProb as identification_A_map.
+func Identification(prior []float64, ch *kernels.Channel, a int) (posterior, mapProb float64, err error) {
+	if err := ch.Validate(); err != nil {
+		return 0, 0, fmt.Errorf("identification: %w", err)
+	}
+	if err := checkPrior("identification", ch.In, prior); err != nil {
+		return 0, 0, err
+	}
+	m, n := ch.In.Len(), ch.Out.Len()
+	if a < 0 || a >= m {
+		return 0, 0, fmt.Errorf("identification: cell %d outside the %d cells of %v", a, m, ch.In)
+	}
+	for y := 0; y < n; y++ {
+		ca := ch.P[a*n+y]
+		if ca == 0 {
+			continue
+		}
+		q, best := 0.0, 0.0
+		for x := 0; x < m; x++ {
+			v := prior[x] * ch.P[x*n+y]
+			q += v
+			best = math.Max(best, v)
+		}
+		va := prior[a] * ca
+		posterior += ca * va / q
+		if va >= best*(1-1e-12) {
+			ties := 0
+			for x := 0; x < m; x++ {
+				if prior[x]*ch.P[x*n+y] >= best*(1-1e-12) {
+					ties++
+				}
+			}
+			mapProb += ca / float64(ties)
+		}
+	}
+	return posterior, mapProb, nil
+}

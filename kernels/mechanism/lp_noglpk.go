@@ -1,0 +1,12 @@
+//go:build !glpk || !cgo
+
+package mechanism
+
+import "errors"
+
+// haveGLPK reports whether the GLPK solver is compiled in (build tag glpk).
+const haveGLPK = false
+
+func solveGLPK(*geoLP) ([]float64, error) {
+	return nil, errors.New("glpk: not compiled in (build with -tags glpk)")
+}
