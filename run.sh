@@ -20,10 +20,35 @@ need_go() {
 
 # build compiles the CLI once per invocation into bin/ (git-ignored); go
 # build's cache makes this a no-op when nothing changed.
+# GLPK (Debian's libglpk-dev, through cgo) solves the optimal
+# geo-indistinguishable mechanism's LP on grids that gonum's dense simplex
+# cannot reach. It is optional: without it the pure-Go build skips those
+# LPs (the report says so). tags prints the build tags to use.
+have_glpk() {
+	[ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1 &&
+		{ [ -f /usr/include/glpk.h ] || [ -f /usr/local/include/glpk.h ]; }
+}
+
+# ensure_glpk installs libglpk-dev where it is missing and this shell may
+# (root with apt-get); a failure only leaves the pure-Go path.
+ensure_glpk() {
+	have_glpk && return 0
+	if [ "${PRIVIC_NO_GLPK:-}" = "" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+		echo "run.sh: installing libglpk-dev (the optimal mechanism's LP solver; PRIVIC_NO_GLPK=1 skips this)" >&2
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libglpk-dev; } >/dev/null 2>&1 ||
+			echo "run.sh: could not install libglpk-dev; using the pure-Go LP path" >&2
+	fi
+	have_glpk || echo "run.sh: GLPK not available: the optimal mechanism is solved with gonum only where it fits" >&2
+}
+
+tags() {
+	if [ "${PRIVIC_NO_GLPK:-}" = "" ] && have_glpk; then echo glpk; fi
+}
+
 build() {
 	need_go
 	mkdir -p bin
-	go build -o "$BIN" ./cmd/privic
+	go build -tags "$(tags)" -o "$BIN" ./cmd/privic
 }
 
 # has_command tells whether the CLI offers a subcommand (report is added
@@ -66,6 +91,7 @@ all_specs() {
 }
 
 cmd_all() {
+	ensure_glpk
 	build
 	local specs=()
 	local f
@@ -96,10 +122,13 @@ cmd_test() {
 		echo "$unformatted" >&2
 		failed+=(gofmt)
 	fi
-	echo "== go vet ./..."
-	go vet ./... || failed+=("go vet")
-	echo "== go test ./..."
-	go test ./... || failed+=("go test")
+	ensure_glpk
+	local t
+	t=$(tags)
+	echo "== go vet -tags '$t' ./..."
+	go vet -tags "$t" ./... || failed+=("go vet")
+	echo "== go test -tags '$t' ./..."
+	go test -tags "$t" ./... || failed+=("go test")
 	echo "== go test -race ./harness/..."
 	if [ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1; then
 		go test -race ./harness/... || failed+=("go test -race")

@@ -381,7 +381,15 @@ func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error
 	o.YLabel, o.YFromZero = "EMD of the IBU estimate (cells)", true
 	// x is the measured quantity, which equals the level except where
 	// calibration hit a jump (status "jump" in calibration.csv).
-	tight := func(c *cell) float64 { return c.eps }
+	// A channel whose tight epsilon is 0 (the LP's constant channel below
+	// its smallest useful level) has no place on the log axis; it stays
+	// in the tables.
+	tight := func(c *cell) float64 {
+		if c.eps <= 0 {
+			return math.NaN()
+		}
+		return c.eps
+	}
 	add("Statistical utility at equal tight epsilon", byMech("eps", tight, emd, emdSD), o)
 	o = epsX
 	o.YLabel, o.YFromZero = "average distortion (cells)", true
