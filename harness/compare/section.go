@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"privic/datasets"
 )
 
 // calName is the prose name of a calibration.
@@ -22,7 +24,13 @@ func calName(cal string) string {
 // with the winner, and the parameters calibration found.
 func section(p *params, cells []*cell, cals []calRow, wins []winner, figs map[string]string) string {
 	var b strings.Builder
-	b.WriteString("## Mechanisms on equal footing\n\n")
+	var titles []string
+	for _, c := range p.Cities {
+		if city, err := datasets.Lookup(c); err == nil {
+			titles = append(titles, city.Title)
+		}
+	}
+	fmt.Fprintf(&b, "## Mechanisms on equal footing: %s\n\n", strings.Join(titles, " and "))
 	fmt.Fprintf(&b, "Mechanisms %s, calibrated by %s (relative tolerance %s) to %s; %d simulation(s) per level, "+
 		"each obfuscating every check-in and estimating the prior with IBU (%d iterations from uniform); EMD is the exact "+
 		"earth mover's distance of the estimate to the empirical prior (cells). `frontier.csv` has every simulation, "+
