@@ -1,11 +1,8 @@
 package compare
 
 import (
-	"bytes"
 	"context"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strings"
@@ -101,9 +98,7 @@ func (k mechanismsKind) Finish(ctx context.Context, hp harness.Params, out *harn
 			skipped = append(skipped, []string{c.city, c.mech, c.cal, ff(c.level), c.status})
 		}
 	}
-	if err := out.Create("skipped.csv", func(w io.Writer) error {
-		return writeCSV(w, []string{"city", "mechanism", "calibration", "level", "reason"}, skipped)
-	}); err != nil {
+	if err := out.WriteCSV("skipped.csv", []string{"city", "mechanism", "calibration", "level", "reason"}, skipped); err != nil {
 		return err
 	}
 	figs := map[string]string{}
@@ -120,46 +115,12 @@ func (k mechanismsKind) Finish(ctx context.Context, hp harness.Params, out *harn
 		}
 		base := "frontier-" + city
 		figs[city] = base
-		if err := fig.SetDPI(110); err != nil {
+		if err := harness.WriteFigure(out, base, fig); err != nil {
 			return err
-		}
-		for _, format := range []string{"png", "svg"} {
-			if err := out.Create(base+"."+format, func(w io.Writer) error { return fig.Encode(w, format) }); err != nil {
-				return fmt.Errorf("figure %s.%s: %w", base, format, err)
-			}
 		}
 	}
 	md := section(p, cells, cals, wins, figs)
-	return out.Create("section.md", func(w io.Writer) error {
-		_, err := io.WriteString(w, md)
-		return err
-	})
-}
-
-func writeCSV(w io.Writer, header []string, rows [][]string) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(header); err != nil {
-		return err
-	}
-	if err := cw.WriteAll(rows); err != nil {
-		return err
-	}
-	cw.Flush()
-	return cw.Error()
-}
-
-// colIndex maps column names of t to positions, failing on a missing one.
-func colIndex(t *harness.Table, names ...string) (map[string]int, error) {
-	pos := map[string]int{}
-	for i, h := range t.Header {
-		pos[h] = i
-	}
-	for _, n := range names {
-		if _, ok := pos[n]; !ok {
-			return nil, fmt.Errorf("table %s: no column %q (have %s)", t.Name, n, strings.Join(t.Header, ","))
-		}
-	}
-	return pos, nil
+	return out.WriteText("section.md", md)
 }
 
 func parse(t *harness.Table, row []string, col map[string]int, name string, line int) (float64, error) {
@@ -175,7 +136,7 @@ func parse(t *harness.Table, row []string, col map[string]int, name string, line
 func aggregate(t *harness.Table) ([]*cell, error) {
 	num := []string{"level", "parameter", "emd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
 		"identification_A", "identification_A_map"}
-	col, err := colIndex(t, append([]string{"city", "mechanism", "calibration"}, num...)...)
+	col, err := harness.Columns(t, append([]string{"city", "mechanism", "calibration"}, num...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -200,29 +161,13 @@ func aggregate(t *harness.Table) ([]*cell, error) {
 		c.emd = append(c.emd, v["emd"])
 	}
 	for _, c := range cells {
-		c.emdMean, c.emdSD = meanSD(c.emd)
+		c.emdMean, c.emdSD = harness.MeanSD(c.emd)
 	}
 	return cells, nil
 }
 
-// meanSD is the mean and the sample standard deviation (0 for one value).
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1))
-}
-
 func readCalibration(t *harness.Table) ([]calRow, error) {
-	col, err := colIndex(t, "city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
+	col, err := harness.Columns(t, "city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
 		"input_grid", "output_grid", "lp_solver")
 	if err != nil {
 		return nil, err
@@ -436,31 +381,7 @@ func cityTitle(c string) string {
 }
 
 // fmtG formats a number for prose with a few significant digits.
-func fmtG(v float64, digits int) string {
-	if math.IsNaN(v) {
-		return "NaN"
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.*g", digits, v), ".")
-}
+func fmtG(v float64, digits int) string { return harness.FormatSig(v, digits) }
 
-func mdTable(header []string, rows [][]string) string {
-	var b bytes.Buffer
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	b.WriteString("|")
-	for _, h := range header {
-		b.WriteString(" " + esc(h) + " |")
-	}
-	b.WriteString("\n|")
-	for range header {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + esc(v) + " |")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+// mdTable renders a Markdown table.
+func mdTable(header []string, rows [][]string) string { return harness.MarkdownTable(header, rows) }

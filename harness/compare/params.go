@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"privic/datasets"
 	"privic/harness"
@@ -112,13 +111,8 @@ func distinct(key string, vals []string, allowed []string) error {
 	return nil
 }
 
-func quoteJoin(s []string) string {
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(q, ", ")
-}
+// quoteJoin is the shared spelling of a list of allowed values.
+func quoteJoin(s []string) string { return harness.QuoteJoin(s) }
 
 // Validate implements harness.Params.
 func (p *params) Validate() error {

@@ -771,7 +771,7 @@ func (f *convFinish) claims() []claim {
 	}
 	evidence := fmt.Sprintf("default variant %s, EMD to %s (mean over %d rounds): %s. Criteria: falls = EMD after the last cycle below cycle 1's; converges = the last 3 cycles change it by at most 10%%. Over all %d (variant, EMD reference, city, β) trajectories: %d fall, %d fall and converge.",
 		dv.label(), dref, f.p.Rounds, strings.Join(ev, "; "), nAll, nFall, nConv)
-	out := []claim{{"PRIVIC's EMD falls over the cycles and converges", evidence, verdict}}
+	out := []claim{{Claim: "PRIVIC's EMD falls over the cycles and converges", Evidence: evidence, Verdict: verdict}}
 
 	// The paper's text: beta = 1 gives a more accurate estimate than 0.5.
 	if slices.Contains(f.betas(), 0.5) && slices.Contains(f.betas(), 1) {
@@ -798,8 +798,8 @@ func (f *convFinish) claims() []claim {
 		case better > 0:
 			v = partly
 		}
-		out = append(out, claim{"PRIVIC's estimate is more accurate for β = 1 than for β = 0.5 (Sec. V)",
-			fmt.Sprintf("final-cycle mean EMD, default variant %s, EMD to %s: %s", dv.label(), dref, strings.Join(ev2, "; ")), v})
+		out = append(out, claim{Claim: "PRIVIC's estimate is more accurate for β = 1 than for β = 0.5 (Sec. V)",
+			Evidence: fmt.Sprintf("final-cycle mean EMD, default variant %s, EMD to %s: %s", dv.label(), dref, strings.Join(ev2, "; ")), Verdict: v})
 	}
 	return out
 }

@@ -2,7 +2,6 @@ package incremental
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
@@ -334,24 +333,9 @@ func listOf(key string, v, allowed []string) error {
 }
 
 // oneOf checks that v is one of allowed, naming key otherwise.
-func oneOf(key, v string, allowed []string) error {
-	if slices.Contains(allowed, v) {
-		return nil
-	}
-	return fmt.Errorf("params.%s = %q: allowed values are %s", key, v, quoteJoin(allowed))
-}
+func oneOf(key, v string, allowed []string) error { return harness.OneOf(key, v, allowed...) }
 
-func quoteJoin(s []string) string {
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(q, ", ")
-}
-
-func positiveFinite(key string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("params.%s = %v: must be finite and > 0", key, v)
-	}
-	return nil
-}
+// Short names for the shared parameter checks (functions, not package
+// variables: no mutable globals).
+func quoteJoin(s []string) string                { return harness.QuoteJoin(s) }
+func positiveFinite(key string, v float64) error { return harness.PositiveFinite(key, v) }

@@ -1,14 +1,10 @@
 package incremental
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
@@ -20,35 +16,20 @@ import (
 
 // Verdicts allowed in claims.csv.
 const (
-	reproduced    = "reproduced"
-	partly        = "partly"
-	notReproduced = "not reproduced"
+	reproduced    = harness.Reproduced
+	partly        = harness.Partly
+	notReproduced = harness.NotReproduced
 )
 
 // claim is one row of claims.csv.
-type claim struct{ Claim, Evidence, Verdict string }
+type claim = harness.Claim
 
 // writeCSV writes a header and rows as CSV through out.
 func writeCSV(out *harness.Output, rel string, header []string, rows [][]string) error {
-	return out.Create(rel, func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write(header); err != nil {
-			return err
-		}
-		if err := cw.WriteAll(rows); err != nil {
-			return err
-		}
-		return cw.Error()
-	})
+	return out.WriteCSV(rel, header, rows)
 }
 
-func writeClaims(out *harness.Output, claims []claim) error {
-	rows := make([][]string, len(claims))
-	for i, c := range claims {
-		rows[i] = []string{c.Claim, c.Evidence, c.Verdict}
-	}
-	return writeCSV(out, "claims.csv", []string{"claim", "evidence", "verdict"}, rows)
-}
+func writeClaims(out *harness.Output, claims []claim) error { return harness.WriteClaims(out, claims) }
 
 // writeSkipped writes skipped.csv; with no rows it still writes the header
 // so that a rerun clears an older entry.
@@ -56,17 +37,7 @@ func writeSkipped(out *harness.Output, rows [][]string) error {
 	return writeCSV(out, "skipped.csv", []string{"figure", "reason"}, rows)
 }
 
-func writeText(out *harness.Output, rel, text string) error {
-	return out.Create(rel, func(w io.Writer) error {
-		_, err := io.WriteString(w, text)
-		return err
-	})
-}
-
-// figureDPI is the resolution of the PNG figures: enough for 9 pt text to
-// stay crisp, with about half the pixels (and half the rendering and PNG
-// encoding time) of the plots package's default 150 dpi.
-const figureDPI = 110
+func writeText(out *harness.Output, rel, text string) error { return out.WriteText(rel, text) }
 
 // figureSaver writes figures as <base>.png and <base>.svg, different
 // figures concurrently: rendering dominates a Finish, which often runs
@@ -81,17 +52,7 @@ type figureSaver struct {
 // save queues fig for writing; errors are reported by wait.
 func (s *figureSaver) save(out *harness.Output, base string, fig *plots.Figure) {
 	s.init.Do(func() { s.g.SetLimit(runtime.GOMAXPROCS(0)) })
-	s.g.Go(func() error {
-		if err := fig.SetDPI(figureDPI); err != nil {
-			return fmt.Errorf("figure %s: %w", base, err)
-		}
-		for _, format := range []string{"png", "svg"} {
-			if err := out.Create(base+"."+format, func(w io.Writer) error { return fig.Encode(w, format) }); err != nil {
-				return fmt.Errorf("figure %s.%s: %w", base, format, err)
-			}
-		}
-		return nil
-	})
+	s.g.Go(func() error { return harness.WriteFigure(out, base, fig) })
 }
 
 // wait waits for every queued figure and returns the first error.
@@ -108,60 +69,28 @@ func drawFigures(s *figureSaver, draw func() error) error {
 }
 
 // mdTable renders a Markdown table.
-func mdTable(header []string, rows [][]string) string {
-	var b bytes.Buffer
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	b.WriteString("|")
-	for _, h := range header {
-		b.WriteString(" " + esc(h) + " |")
-	}
-	b.WriteString("\n|")
-	for range header {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + esc(v) + " |")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+func mdTable(header []string, rows [][]string) string { return harness.MarkdownTable(header, rows) }
 
 // meanSD returns the mean and the sample standard deviation (n-1
 // denominator, 0 for one value) of the non-NaN values, and their count.
 func meanSD(v []float64) (mean, sd float64, n int) {
+	kept := make([]float64, 0, len(v))
 	for _, x := range v {
 		if !math.IsNaN(x) {
-			mean += x
-			n++
+			kept = append(kept, x)
 		}
 	}
-	if n == 0 {
-		return math.NaN(), math.NaN(), 0
-	}
-	mean /= float64(n)
-	if n == 1 {
-		return mean, 0, 1
-	}
-	ss := 0.0
-	for _, x := range v {
-		if !math.IsNaN(x) {
-			ss += (x - mean) * (x - mean)
-		}
-	}
-	return mean, math.Sqrt(ss / float64(n-1)), n
+	mean, sd = harness.MeanSD(kept)
+	return mean, sd, len(kept)
 }
 
 // fmtG formats a number for prose and Markdown with digits significant
-// digits.
+// digits ("–" for a missing value).
 func fmtG(v float64, digits int) string {
 	if math.IsNaN(v) {
 		return "–"
 	}
-	return strconv.FormatFloat(v, 'g', digits, 64)
+	return harness.FormatSig(v, digits)
 }
 
 // fmtF formats with a fixed number of decimals.
@@ -182,19 +111,7 @@ func pm(mean, sd float64, decimals int) string {
 
 // columns maps column names to their positions in t.
 func columns(t *harness.Table, names ...string) (map[string]int, error) {
-	pos := map[string]int{}
-	for i, h := range t.Header {
-		pos[h] = i
-	}
-	out := map[string]int{}
-	for _, n := range names {
-		i, ok := pos[n]
-		if !ok {
-			return nil, fmt.Errorf("table %s: no column %q (have %s)", t.Name, n, strings.Join(t.Header, ","))
-		}
-		out[n] = i
-	}
-	return out, nil
+	return harness.Columns(t, names...)
 }
 
 // cell reads a numeric cell, naming the table, row and column on error.

@@ -202,7 +202,7 @@ func (s *sweepFinish) claims() []claim {
 	evidence := fmt.Sprintf("default variant %s, EMD to %s after the last cycle, mean over %d rounds: %s. "+
 		"(Sec. V also says higher β means less noise and hence worse statistical utility; the measured direction is what is reported here.)",
 		v.label(), ref, s.p.Rounds, strings.Join(ev, "; "))
-	return []claim{{"PRIVIC's EMD falls as β grows (Fig. 10)", evidence, verdict}}
+	return []claim{{Claim: "PRIVIC's EMD falls as β grows (Fig. 10)", Evidence: evidence, Verdict: verdict}}
 }
 
 func (s *sweepFinish) section(claims []claim) string {

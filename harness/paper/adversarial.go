@@ -82,16 +82,7 @@ func (p *adversarialParams) Validate() error {
 	if p.BAIterations < 1 || p.BAIterations > 100000 {
 		return fmt.Errorf("params.ba_iterations = %d: must lie in [1, 100000]", p.BAIterations)
 	}
-	if err := p.Island.validate("island"); err != nil {
-		return err
-	}
-	if err := p.A.validate("a"); err != nil {
-		return err
-	}
-	if err := p.B.validate("b"); err != nil {
-		return err
-	}
-	if err := checkCells(p.City, p.Rows, map[string]cellParam{"a": p.A, "b": p.B}); err != nil {
+	if err := islandABOK(p.City, p.Rows, p.Island, p.A, p.B); err != nil {
 		return err
 	}
 	if len(p.FigureFractions) > len(p.Beta.Values()) {

@@ -1,10 +1,7 @@
 package paper
 
 import (
-	"bytes"
-	"encoding/csv"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"strings"
@@ -47,31 +44,11 @@ func (c cellParam) index(g kernels.Grid, key string) (int, error) {
 	return i, nil
 }
 
-// oneOf checks that v is one of allowed, naming key otherwise.
-func oneOf(key, v string, allowed ...string) error {
-	for _, a := range allowed {
-		if v == a {
-			return nil
-		}
-	}
-	return fmt.Errorf("params.%s = %q: allowed values are %s", key, v, quoteJoin(allowed))
-}
-
-func quoteJoin(s []string) string {
-	q := make([]string, len(s))
-	for i, v := range s {
-		q[i] = fmt.Sprintf("%q", v)
-	}
-	return strings.Join(q, ", ")
-}
-
-// positiveFinite checks a float parameter.
-func positiveFinite(key string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("params.%s = %v: must be finite and > 0", key, v)
-	}
-	return nil
-}
+// Short names for the shared parameter checks, used throughout the kinds
+// (functions, not package variables: no mutable globals).
+func oneOf(key, v string, allowed ...string) error { return harness.OneOf(key, v, allowed...) }
+func quoteJoin(s []string) string                  { return harness.QuoteJoin(s) }
+func positiveFinite(key string, v float64) error   { return harness.PositiveFinite(key, v) }
 
 // betasOK checks a beta list: non-empty, every value finite and > 0,
 // no duplicates (duplicates would give two jobs the same key).
@@ -105,19 +82,7 @@ func (t *table) add(vals ...string) { t.Rows = append(t.Rows, vals) }
 
 // columns maps the requested column names to their positions in t.
 func columns(t *harness.Table, names ...string) (map[string]int, error) {
-	pos := map[string]int{}
-	for i, h := range t.Header {
-		pos[h] = i
-	}
-	out := map[string]int{}
-	for _, n := range names {
-		i, ok := pos[n]
-		if !ok {
-			return nil, fmt.Errorf("table %s: no column %q (have %s)", t.Name, n, strings.Join(t.Header, ","))
-		}
-		out[n] = i
-	}
-	return out, nil
+	return harness.Columns(t, names...)
 }
 
 // num parses a numeric cell, naming the table, row and column on error.
@@ -143,131 +108,48 @@ func saveFigures(out *harness.Output, figs []namedFigure) error {
 	var g errgroup.Group
 	g.SetLimit(runtime.GOMAXPROCS(0))
 	for _, f := range figs {
-		g.Go(func() error {
-			if err := f.fig.SetDPI(figureDPI); err != nil {
-				return fmt.Errorf("figure %s: %w", f.base, err)
-			}
-			for _, format := range []string{"png", "svg"} {
-				if err := out.Create(f.base+"."+format, func(w io.Writer) error { return f.fig.Encode(w, format) }); err != nil {
-					return fmt.Errorf("figure %s.%s: %w", f.base, format, err)
-				}
-			}
-			return nil
-		})
+		g.Go(func() error { return harness.WriteFigure(out, f.base, f.fig) })
 	}
 	return g.Wait()
 }
 
-// figureDPI is the resolution of the PNG figures: enough for 9 pt text to
-// stay crisp, and about half the pixels (and half the rendering and PNG
-// encoding time) of 150 dpi.
-const figureDPI = 110
-
 // Verdicts allowed in claims.csv.
 const (
-	reproduced    = "reproduced"
-	partly        = "partly"
-	notReproduced = "not reproduced"
+	reproduced    = harness.Reproduced
+	partly        = harness.Partly
+	notReproduced = harness.NotReproduced
 )
 
 // claim is one row of claims.csv.
-type claim struct{ Claim, Evidence, Verdict string }
+type claim = harness.Claim
 
 // writeClaims writes claims.csv (header claim,evidence,verdict).
-func writeClaims(out *harness.Output, claims []claim) error {
-	return out.Create("claims.csv", func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write([]string{"claim", "evidence", "verdict"}); err != nil {
-			return err
-		}
-		for _, c := range claims {
-			if err := cw.Write([]string{c.Claim, c.Evidence, c.Verdict}); err != nil {
-				return err
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	})
-}
+func writeClaims(out *harness.Output, claims []claim) error { return harness.WriteClaims(out, claims) }
 
 // writeSkipped writes skipped.csv (header figure,reason); with no rows it
 // still writes the header so a rerun that now finds the data clears an
 // older entry.
 func writeSkipped(out *harness.Output, rows [][2]string) error {
-	return out.Create("skipped.csv", func(w io.Writer) error {
-		cw := csv.NewWriter(w)
-		if err := cw.Write([]string{"figure", "reason"}); err != nil {
-			return err
-		}
-		for _, r := range rows {
-			if err := cw.Write(r[:]); err != nil {
-				return err
-			}
-		}
-		cw.Flush()
-		return cw.Error()
-	})
+	r := make([][]string, len(rows))
+	for i := range rows {
+		r[i] = rows[i][:]
+	}
+	return out.WriteCSV("skipped.csv", []string{"figure", "reason"}, r)
 }
 
 // writeSection writes section.md.
-func writeSection(out *harness.Output, md string) error {
-	return out.Create("section.md", func(w io.Writer) error {
-		_, err := io.WriteString(w, md)
-		return err
-	})
-}
+func writeSection(out *harness.Output, md string) error { return out.WriteText("section.md", md) }
 
 // mdTable renders a Markdown table.
-func mdTable(header []string, rows [][]string) string {
-	var b bytes.Buffer
-	esc := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
-	b.WriteString("|")
-	for _, h := range header {
-		b.WriteString(" " + esc(h) + " |")
-	}
-	b.WriteString("\n|")
-	for range header {
-		b.WriteString("---|")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		b.WriteString("|")
-		for _, v := range r {
-			b.WriteString(" " + esc(v) + " |")
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
+func mdTable(header []string, rows [][]string) string { return harness.MarkdownTable(header, rows) }
 
 // meanSD returns the mean and the sample standard deviation (n-1
 // denominator; 0 for a single value).
-func meanSD(v []float64) (mean, sd float64) {
-	if len(v) == 0 {
-		return math.NaN(), math.NaN()
-	}
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	if len(v) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range v {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(v)-1))
-}
+func meanSD(v []float64) (mean, sd float64) { return harness.MeanSD(v) }
 
 // fmtG formats a number for prose and Markdown tables with a few
 // significant digits.
-func fmtG(v float64, digits int) string {
-	if math.IsNaN(v) {
-		return "NaN"
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.*g", digits, v), ".")
-}
+func fmtG(v float64, digits int) string { return harness.FormatSig(v, digits) }
 
 // fmtList formats numbers as "a, b, c".
 func fmtList(v []float64, digits int) string {
@@ -305,4 +187,38 @@ func checkCells(city string, rows datasets.RowPolicy, cells map[string]cellParam
 		}
 	}
 	return nil
+}
+
+// citiesOK checks params.cities: non-empty, every name a known city, no
+// duplicates (a duplicate would give two jobs the same key).
+func citiesOK(cities []string) error {
+	if len(cities) == 0 {
+		return fmt.Errorf("params.cities: empty; give at least one of %s", quoteJoin(datasets.CityNames()))
+	}
+	seen := map[string]bool{}
+	for i, c := range cities {
+		if _, err := datasets.Lookup(c); err != nil {
+			return fmt.Errorf("params.cities[%d]: %w", i, err)
+		}
+		if seen[c] {
+			return fmt.Errorf("params.cities[%d] = %q: duplicate", i, c)
+		}
+		seen[c] = true
+	}
+	return nil
+}
+
+// islandABOK checks params.island, params.a and params.b, and that A and B
+// lie inside city's grid (the kinds that draw the island around A).
+func islandABOK(city string, rows datasets.RowPolicy, island islandParams, a, b cellParam) error {
+	if err := island.validate("island"); err != nil {
+		return err
+	}
+	if err := a.validate("a"); err != nil {
+		return err
+	}
+	if err := b.validate("b"); err != nil {
+		return err
+	}
+	return checkCells(city, rows, map[string]cellParam{"a": a, "b": b})
 }

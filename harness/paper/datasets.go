@@ -55,18 +55,8 @@ func (datasetsKind) NewParams() harness.Params {
 }
 
 func (p *datasetsParams) Validate() error {
-	if len(p.Cities) == 0 {
-		return fmt.Errorf("params.cities: empty; give at least one of %s", quoteJoin(datasets.CityNames()))
-	}
-	seen := map[string]bool{}
-	for i, c := range p.Cities {
-		if _, err := datasets.Lookup(c); err != nil {
-			return fmt.Errorf("params.cities[%d]: %w", i, err)
-		}
-		if seen[c] {
-			return fmt.Errorf("params.cities[%d] = %q: duplicate", i, c)
-		}
-		seen[c] = true
+	if err := citiesOK(p.Cities); err != nil {
+		return err
 	}
 	if p.IslandCity != "" {
 		if _, err := datasets.Lookup(p.IslandCity); err != nil {

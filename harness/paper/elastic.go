@@ -86,16 +86,7 @@ func (p *elasticParams) Validate() error {
 	if p.LapWiden < 0 || p.LapWiden > 100 {
 		return fmt.Errorf("params.lap_widen = %d: must lie in [0, 100]", p.LapWiden)
 	}
-	if err := p.Island.validate("island"); err != nil {
-		return err
-	}
-	if err := p.A.validate("a"); err != nil {
-		return err
-	}
-	if err := p.B.validate("b"); err != nil {
-		return err
-	}
-	if err := checkCells(p.City, p.Rows, map[string]cellParam{"a": p.A, "b": p.B}); err != nil {
+	if err := islandABOK(p.City, p.Rows, p.Island, p.A, p.B); err != nil {
 		return err
 	}
 	return oneOf("figure_domain", p.FigureDomain, "base", "widened")
