@@ -92,6 +92,7 @@ func GIBU(batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, erro
 type IBUWorkspace struct {
 	prev, s, dot    []float64
 	den, r, scratch []float64
+	iz              []float64 // 1/Z of the factorised IBU
 	dens, rs        [][]float64
 	batch           [1]Batch
 }
@@ -476,45 +477,113 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 		copy(theta, start)
 	}
 	st := b.st
+	R, C, cq := st.rows, st.cols, st.padStride()
+	pl, off := st.paddedLen(), st.rows*cq
 	w.prev = grow(w.prev, m)
-	w.s = grow(w.s, m)
 	w.dot = grow(w.dot, m)
-	w.den = grow(w.den, m)
-	w.r = grow(w.r, m)
-	w.scratch = grow(w.scratch, st.scratchLen())
-	c, z := b.Marginal[:m], b.z[:m]
-	a, kv, den, r := w.s[:m], w.dot[:m], w.den[:m], w.r[:m]
+	w.iz = grow(w.iz, m)
+	w.scratch = grow(w.scratch, st.foldScratchLen()+2*pl)
+	scr := w.scratch[:st.foldScratchLen()]
+	// a = theta ./ Z and the ratios live in the stencil's padded input
+	// layout (row stride cq after off zeros), written there directly so
+	// the products need no copy; padding stays zero.
+	va := w.scratch[len(scr) : len(scr)+pl]
+	vr := w.scratch[len(scr)+pl : len(scr)+2*pl]
+	clear(va)
+	clear(vr)
+	c, iz, kv := b.Marginal[:m], w.iz[:m], w.dot[:m]
 	q = q[:m]
+	for x, v := range b.z[:m] {
+		iz[x] = 1 / v
+	}
+	setA := func() {
+		for rr := 0; rr < R; rr++ {
+			ar := va[off+rr*cq : off+rr*cq+C]
+			tr, zr := theta[rr*C:(rr+1)*C], iz[rr*C:(rr+1)*C]
+			for i, t := range tr {
+				ar[i] = t * zr[i]
+			}
+		}
+	}
+	setA()
+	if converge {
+		copy(w.prev, theta)
+	}
+	// IBU is invariant to the scale of theta (den scales with it and the
+	// ratios inversely), and in the fast path theta' sums to the sum of q
+	// up to rounding, so the estimate is normalised once at the end rather
+	// than every iteration; convergence mode normalises every iteration
+	// because its stopping test compares normalised estimates. The factor
+	// c of C cancels in the ratio: c .* q ./ (c .* K a) = q ./ K a.
 	for it := 1; it <= maxIter; it++ {
-		if converge {
-			copy(w.prev, theta)
+		st.prodPadded(kv, va, scr)
+		ok := true
+		for rr := 0; rr < R; rr++ {
+			lo := rr * C
+			ok = ibuRatios(vr[off+rr*cq:off+rr*cq+C], q[lo:lo+C], c[lo:lo+C], kv[lo:lo+C]) && ok
 		}
-		for x, t := range theta {
-			a[x] = t / z[x]
-		}
-		st.prod(kv, a, w.scratch)
-		for y, v := range kv {
-			den[y] = c[y] * v
-		}
-		if !ratios(r, q, den, 1) {
+		if !ok {
 			// A reported output is (nearly) impossible under the
 			// estimate: redo the whole run on the materialised channel,
 			// whose iteration has the careful log-domain step.
 			return w.IBU(dst, b.Channel(), q, start, cfg)
 		}
-		for y, v := range c {
-			r[y] *= v
+		st.prodPadded(kv, vr, scr)
+		sum := 0.0
+		keep := converge || it == maxIter
+		for rr := 0; rr < R; rr++ {
+			ar := va[off+rr*cq : off+rr*cq+C]
+			kr, zr := kv[rr*C:(rr+1)*C], iz[rr*C:(rr+1)*C]
+			if keep {
+				tr := theta[rr*C : (rr+1)*C]
+				for i, v := range kr {
+					t := ar[i] * v
+					tr[i] = t
+					sum += t
+				}
+			} else {
+				for i, v := range kr {
+					t := ar[i] * v
+					sum += t
+					ar[i] = t * zr[i]
+				}
+			}
 		}
-		st.prod(kv, r, w.scratch)
-		for x, v := range kv {
-			theta[x] = a[x] * v
-		}
-		if sum := normalize(theta); !(sum > 0) || math.IsInf(sum, 1) {
+		if !(sum > 0) || math.IsInf(sum, 1) {
 			return nil, it, fmt.Errorf("ibu: %w", errUnexplained)
 		}
-		if converge && maxAbsDiff(theta, w.prev) < cfg.Delta {
+		if !converge {
+			continue
+		}
+		normalize(theta)
+		d := maxAbsDiff(theta, w.prev)
+		copy(w.prev, theta)
+		if d < cfg.Delta {
 			return theta, it, nil
 		}
+		setA()
 	}
+	normalize(theta)
 	return theta, maxIter, nil
+}
+
+// ibuRatios sets r[y] = q[y]/kv[y], or 0 where q[y] = 0, for the
+// factorised IBU (kv = K(theta ./ Z), so den = c .* kv). It reports false
+// if some report with q[y] > 0 has den[y] < denTiny, the condition under
+// which ratios sends an iteration to the careful step.
+func ibuRatios(r, q, c, kv []float64) bool {
+	n := len(kv)
+	r, q, c = r[:n], q[:n], c[:n]
+	ok := true
+	for y, k := range kv {
+		v := 0.0
+		if qy := q[y]; qy > 0 {
+			if c[y]*k < denTiny {
+				ok = false
+			}
+			v = qy / k
+		}
+		r[y] = v
+	}
+	return ok
 }

@@ -111,16 +111,53 @@ func columnBlocks(cols int) []int {
 
 // scratchLen is the length of the scratch buffer prod needs (see
 // prodFold).
-func (s *stencil) scratchLen() int { return 4*s.cp + 7*s.rows*roundUp(s.cols, 4) }
+func (s *stencil) scratchLen() int { return s.foldScratchLen() + s.paddedLen() }
+
+// foldScratchLen is the length of the scratch buffer prodPadded needs: the
+// padded output block and the folds of one group of four rows.
+func (s *stencil) foldScratchLen() int { return 4*s.cp + 4*s.rows*s.padStride() }
+
+// padStride is the row stride of the padded input of prodPadded: whole
+// vectors.
+func (s *stencil) padStride() int { return roundUp(s.cols, 4) }
+
+// paddedLen is the length of a padded input of prodPadded: R zero rows, the
+// R rows of v (entry (r, c) at R*padStride + r*padStride + c, the rest of
+// each row zero) and R zero rows, so folds need no bounds tests.
+func (s *stencil) paddedLen() int { return 3 * s.rows * s.padStride() }
 
 // prod sets dst = K v. scratch must have scratchLen() entries. dst and v
 // must not overlap. It uses the AVX2/FMA kernel when the CPU has one.
 func (s *stencil) prod(dst, v, scratch []float64) {
-	if hasAVX2FMA {
-		s.prodFold(dst, v, scratch)
+	if !hasAVX2FMA {
+		s.prodGo(dst, v, s.cols)
 		return
 	}
-	s.prodGo(dst, v)
+	R, C, cq := s.rows, s.cols, s.padStride()
+	mq := R * cq
+	v = v[:R*C]
+	fl := s.foldScratchLen()
+	vp := scratch[fl : fl+3*mq]
+	clear(vp[:mq])
+	for r := 0; r < R; r++ {
+		row := vp[mq+r*cq : mq+(r+1)*cq]
+		copy(row, v[r*C:(r+1)*C])
+		clear(row[C:])
+	}
+	clear(vp[2*mq:])
+	s.prodFold(dst, vp, scratch[:fl])
+}
+
+// prodPadded sets dst = K v for v given in the padded layout of paddedLen
+// (whose padding the caller keeps zero), so that callers can write a
+// transformed input straight into it. scratch must have foldScratchLen()
+// entries. dst must not overlap vp.
+func (s *stencil) prodPadded(dst, vp, scratch []float64) {
+	if !hasAVX2FMA {
+		s.prodGo(dst, vp[s.rows*s.padStride():], s.padStride())
+		return
+	}
+	s.prodFold(dst, vp, scratch)
 }
 
 // prodFold computes the product with the rows folded: K(x, y) depends on
@@ -132,25 +169,17 @@ func (s *stencil) prod(dst, v, scratch []float64) {
 // for four rows. Against the plain blocking this saves about a fifth of
 // the multiply-adds and a third of the loads.
 //
-// scratch holds the padded output block, the folds of one group, and a
-// copy of v between R zero rows on each side (so folds need no bounds
-// tests).
-func (s *stencil) prodFold(dst, v, scratch []float64) {
+// vp is the input in the padded layout of paddedLen (zero rows on both
+// sides, so folds need no bounds tests); scratch (foldScratchLen entries)
+// holds the padded output block and the folds of one group.
+func (s *stencil) prodFold(dst, vp, scratch []float64) {
 	R, C, cp, ts := s.rows, s.cols, s.cp, s.ts
-	cq := roundUp(C, 4) // row stride of the folds: whole vectors
+	cq := s.padStride() // row stride of the folds: whole vectors
 	m, mq := R*C, R*cq
-	v = v[:m]
 	dst = dst[:m]
+	vp = vp[:3*mq]
 	outb := scratch[: 4*cp : 4*cp]
 	u := scratch[4*cp : 4*cp+4*mq]
-	vp := scratch[4*cp+4*mq : 4*cp+7*mq]
-	clear(vp[:mq])
-	for r := 0; r < R; r++ {
-		row := vp[mq+r*cq : mq+(r+1)*cq]
-		copy(row, v[r*C:(r+1)*C])
-		clear(row[C:])
-	}
-	clear(vp[2*mq:])
 	_ = s.t[(2*R+2)*ts-1]
 	var rows [4]int
 	for b := 0; b < (R+3)/4; b++ {
@@ -194,18 +223,18 @@ func (s *stencil) prodFold(dst, v, scratch []float64) {
 }
 
 // prodGo is the portable product: the same axpy formulation in plain Go,
-// unrolled by four.
-func (s *stencil) prodGo(dst, v []float64) {
+// unrolled by four. Row ry of v starts at v[ry*stride].
+func (s *stencil) prodGo(dst, v []float64, stride int) {
 	R, C, ts := s.rows, s.cols, s.ts
 	dst = dst[:R*C]
-	v = v[:R*C]
+	v = v[:(R-1)*stride+C]
 	for rx := 0; rx < R; rx++ {
 		acc := dst[rx*C : (rx+1)*C : (rx+1)*C]
 		clear(acc)
 		for ry := 0; ry < R; ry++ {
 			base := (R - 1 + rx - ry) * ts
 			trow := s.t[base : base+2*C-1]
-			for cy, vv := range v[ry*C : (ry+1)*C] {
+			for cy, vv := range v[ry*stride : ry*stride+C] {
 				axpyUnroll(vv, trow[C-1-cy:2*C-1-cy], acc)
 			}
 		}

@@ -84,45 +84,50 @@ cloop:
 // 1 <= d < nd, u[d*cq:(d+1)*cq] = center[-d*cq:] + center[d*cq:].
 TEXT ·foldRow(SB), NOSPLIT, $0-32
 	MOVQ u+0(FP), DI
-	MOVQ center+8(FP), SI
+	MOVQ center+8(FP), SI   // row rx-d
 	MOVQ cq+16(FP), R8
 	MOVQ nd+24(FP), R9
-	SHRQ $2, R8             // vectors per row
-	MOVQ R8, R10
-	SHLQ $5, R10            // row length in bytes
-	MOVQ SI, DX             // rows rx-d (SI) and rx+d (DX)
-	MOVQ SI, R11
-	MOVQ R8, CX
-
+	SHLQ $3, R8             // row length in bytes, a multiple of 32
+	XORQ AX, AX
 fcopy:
-	VMOVUPD (R11), Y0
-	VMOVUPD Y0, (DI)
-	ADDQ    $32, R11
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     fcopy
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD Y0, (DI)(AX*1)
+	ADDQ    $32, AX
+	CMPQ    AX, R8
+	JB      fcopy
 	DECQ    R9
 	JZ      fdone
-
+	MOVQ    SI, DX          // row rx+d
+	MOVQ    R8, R10
+	ANDQ    $32, R10        // 32 when the row has an odd number of vectors
 fdloop:
-	SUBQ R10, SI
-	ADDQ R10, DX
-	MOVQ SI, R11
-	MOVQ DX, R12
-	MOVQ R8, CX
-
-f4loop:
-	VMOVUPD (R11), Y0
-	VADDPD  (R12), Y0, Y0
+	ADDQ R8, DI
+	SUBQ R8, SI
+	ADDQ R8, DX
+	XORQ AX, AX
+	TESTQ R10, R10
+	JZ    f2loop
+	// Odd vector count: one vector first, then pairs (two independent
+	// load-add-store chains per step, indexed so that one counter moves).
+	VMOVUPD (SI), Y0
+	VADDPD  (DX), Y0, Y0
 	VMOVUPD Y0, (DI)
-	ADDQ    $32, R11
-	ADDQ    $32, R12
-	ADDQ    $32, DI
-	DECQ    CX
-	JNZ     f4loop
-	DECQ    R9
-	JNZ     fdloop
-
+	MOVQ    $32, AX
+	CMPQ    AX, R8
+	JAE     fnext
+f2loop:
+	VMOVUPD (SI)(AX*1), Y0
+	VMOVUPD 32(SI)(AX*1), Y1
+	VADDPD  (DX)(AX*1), Y0, Y0
+	VADDPD  32(DX)(AX*1), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*1)
+	VMOVUPD Y1, 32(DI)(AX*1)
+	ADDQ    $64, AX
+	CMPQ    AX, R8
+	JB      f2loop
+fnext:
+	DECQ R9
+	JNZ  fdloop
 fdone:
 	VZEROUPPER
 	RET

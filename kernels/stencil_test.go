@@ -46,10 +46,10 @@ func TestStencilProd(t *testing.T) {
 			st := newStencil(g.Rows, g.Cols, beta, false)
 			scratch := make([]float64, st.scratchLen())
 			impls := map[string]func(dst []float64){
-				"go": func(dst []float64) { st.prodGo(dst, v) },
+				"go": func(dst []float64) { st.prodGo(dst, v, g.Cols) },
 			}
 			if hasAVX2FMA {
-				impls["fold"] = func(dst []float64) { st.prodFold(dst, v, scratch) }
+				impls["fold"] = func(dst []float64) { st.prod(dst, v, scratch) }
 			} else {
 				t.Log("no AVX2/FMA: only the portable product is tested")
 			}
@@ -101,14 +101,14 @@ func BenchmarkStencilProd(b *testing.B) {
 		scratch := make([]float64, st.scratchLen())
 		b.Run(fmt.Sprintf("%v/go", g), func(b *testing.B) {
 			for b.Loop() {
-				st.prodGo(dst, v)
+				st.prodGo(dst, v, g.Cols)
 			}
 		})
 		if hasAVX2FMA {
 			b.Run(fmt.Sprintf("%v/fold", g), func(b *testing.B) {
 				defer startCPU().report(b)
 				for b.Loop() {
-					st.prodFold(dst, v, scratch)
+					st.prod(dst, v, scratch)
 				}
 			})
 		}
