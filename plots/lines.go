@@ -72,17 +72,23 @@ func LinePanels(title string, panels []Panel, columns int) (*Figure, error) {
 		}
 		lps[i] = lp
 	}
+	return panelFigure("line panels", title, lps, columns, 4.4*vg.Inch, 3.3*vg.Inch, func(i int) string { return panels[i].Title }), nil
+}
+
+// panelFigure lays plots out in a grid of tileW x tileH tiles, columns
+// per row (0: automatic), under an optional figure title; what names the
+// plot kind and panel(i) the panel's title in drawing errors.
+func panelFigure(what, title string, lps []*linePlot, columns int, tileW, tileH vg.Length, panel func(i int) string) *Figure {
 	ncol := columns
 	if ncol == 0 {
-		ncol = autoColumns(len(panels))
+		ncol = autoColumns(len(lps))
 	}
-	ncol = min(ncol, len(panels))
-	nrow := (len(panels) + ncol - 1) / ncol
+	ncol = min(ncol, len(lps))
+	nrow := (len(lps) + ncol - 1) / ncol
 	titleH := vg.Length(0)
 	if title != "" {
 		titleH = 0.4 * vg.Inch
 	}
-	tileW, tileH := 4.4*vg.Inch, 3.3*vg.Inch
 	render := func(c draw.Canvas) error {
 		if title != "" {
 			drawFigureTitle(c, title)
@@ -91,12 +97,12 @@ func LinePanels(title string, panels []Panel, columns int) (*Figure, error) {
 		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.2 * vg.Inch, PadY: 0.15 * vg.Inch}
 		for i, lp := range lps {
 			if err := lp.draw(tiles.At(body, i%ncol, i/ncol)); err != nil {
-				return fmt.Errorf("plots: line panels: panel %d (%q): %w", i, panels[i].Title, err)
+				return fmt.Errorf("plots: %s: panel %d (%q): %w", what, i, panel(i), err)
 			}
 		}
 		return nil
 	}
-	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render), nil
+	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render)
 }
 
 // linePlot is a built gonum plot plus what legend placement needs.

@@ -72,31 +72,7 @@ func ScatterPanels(title string, panels []ScatterPanel, columns int) (*Figure, e
 		}
 		lps[i] = lp
 	}
-	ncol := columns
-	if ncol == 0 {
-		ncol = autoColumns(len(panels))
-	}
-	ncol = min(ncol, len(panels))
-	nrow := (len(panels) + ncol - 1) / ncol
-	titleH := vg.Length(0)
-	if title != "" {
-		titleH = 0.4 * vg.Inch
-	}
-	tileW, tileH := 4.6*vg.Inch, 3.8*vg.Inch
-	render := func(c draw.Canvas) error {
-		if title != "" {
-			drawFigureTitle(c, title)
-		}
-		body := draw.Crop(c, 4, -8, 4, -titleH)
-		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.2 * vg.Inch, PadY: 0.15 * vg.Inch}
-		for i, lp := range lps {
-			if err := lp.draw(tiles.At(body, i%ncol, i/ncol)); err != nil {
-				return fmt.Errorf("plots: scatter panels: panel %d (%q): %w", i, panels[i].Title, err)
-			}
-		}
-		return nil
-	}
-	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render), nil
+	return panelFigure("scatter panels", title, lps, columns, 4.6*vg.Inch, 3.8*vg.Inch, func(i int) string { return panels[i].Title }), nil
 }
 
 func newScatterPlot(title, xlabel, ylabel string, sets []PointSet, opt ScatterOptions) (*linePlot, error) {
