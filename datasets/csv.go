@@ -15,48 +15,40 @@ import (
 // line. name labels errors ("name:line: what is wrong"). It returns the
 // number of points read.
 func ReadPoints(r io.Reader, name string, fn func(lat, lon float64) error) (int, error) {
-	dr, closeFn, err := decompress(r)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
-	}
-	defer closeFn()
-	lr := newLineReader(dr)
-	var f [2][]byte
-	n := 0
-	for {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
-		}
-		bad := func(msg string) error { return &LineError{File: name, Line: lr.line, Msg: msg} }
-		if tooLong {
-			return n, bad(fmt.Sprintf("line longer than %d bytes", maxLine))
-		}
-		line = stripBOM(line, lr.line)
-		if k := splitFields(line, ',', f[:]); k != 2 {
-			return n, bad(fmt.Sprintf("%d fields, want 2 (lat,lon)", k))
-		}
-		lat, msg := parseCoord(f[0], "latitude", 90)
+	return readPairs(r, name, "lat,lon", func(a, b []byte) (string, error) {
+		lat, msg := parseCoord(a, "latitude", 90)
 		if msg != "" {
-			return n, bad(msg)
+			return msg, nil
 		}
-		lon, msg := parseCoord(f[1], "longitude", 180)
+		lon, msg := parseCoord(b, "longitude", 180)
 		if msg != "" {
-			return n, bad(msg)
+			return msg, nil
 		}
-		if err := fn(lat, lon); err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, lr.line, err)
-		}
-		n++
-	}
+		return "", fn(lat, lon)
+	})
 }
 
 // ReadCells streams a "row,col" file (plain or gzip), calling fn for each
 // line; rows and columns must be non-negative integers.
 func ReadCells(r io.Reader, name string, fn func(Cell) error) (int, error) {
+	return readPairs(r, name, "row,col", func(a, b []byte) (string, error) {
+		row, msg := parseIndex(a, "row")
+		if msg != "" {
+			return msg, nil
+		}
+		col, msg := parseIndex(b, "col")
+		if msg != "" {
+			return msg, nil
+		}
+		return "", fn(Cell{Row: row, Col: col})
+	})
+}
+
+// readPairs streams a headerless two-field CSV file (plain or gzip),
+// stopping at the first malformed line. parse gets the two fields and
+// returns what is wrong with them ("" if nothing) or the caller's error;
+// columns names the fields in the field-count message.
+func readPairs(r io.Reader, name, columns string, parse func(a, b []byte) (string, error)) (int, error) {
 	dr, closeFn, err := decompress(r)
 	if err != nil {
 		return 0, fmt.Errorf("%s: %w", name, err)
@@ -79,17 +71,13 @@ func ReadCells(r io.Reader, name string, fn func(Cell) error) (int, error) {
 		}
 		line = stripBOM(line, lr.line)
 		if k := splitFields(line, ',', f[:]); k != 2 {
-			return n, bad(fmt.Sprintf("%d fields, want 2 (row,col)", k))
+			return n, bad(fmt.Sprintf("%d fields, want 2 (%s)", k, columns))
 		}
-		row, msg := parseIndex(f[0], "row")
+		msg, err := parse(f[0], f[1])
 		if msg != "" {
 			return n, bad(msg)
 		}
-		col, msg := parseIndex(f[1], "col")
-		if msg != "" {
-			return n, bad(msg)
-		}
-		if err := fn(Cell{Row: row, Col: col}); err != nil {
+		if err != nil {
 			return n, fmt.Errorf("%s:%d: %w", name, lr.line, err)
 		}
 		n++
