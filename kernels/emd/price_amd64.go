@@ -2,11 +2,9 @@
 
 package emd
 
-// cpuid, xgetbv and belowChunk are implemented in price_amd64.s.
-func cpuid(eaxArg, ecxArg uint32) (eax, ebx, ecx, edx uint32)
-func xgetbv() (eax, edx uint32)
+import "golang.org/x/sys/cpu"
 
-// belowChunk scans row[k:n] - d[k:n] four entries at a time (k and n
+// belowChunk (price_amd64.s) scans row[k:n] - d[k:n] four entries at a time (k and n
 // multiples of 4) and returns the start of the first group of four that
 // holds an entry below thr, or n if none does. It needs AVX.
 //
@@ -14,27 +12,9 @@ func xgetbv() (eax, edx uint32)
 func belowChunk(row, d *float64, k, n int, thr float64) int
 
 // hasAVX reports whether the CPU and OS support the 256-bit AVX
-// instructions belowChunk uses; computed once at start-up, never written
-// afterwards.
-var hasAVX = detectAVX()
-
-func detectAVX() bool {
-	maxID, _, _, _ := cpuid(0, 0)
-	if maxID < 1 {
-		return false
-	}
-	_, _, ecx1, _ := cpuid(1, 0)
-	const (
-		osxsave = 1 << 27
-		avx     = 1 << 28
-	)
-	if ecx1&(osxsave|avx) != osxsave|avx {
-		return false
-	}
-	// The OS must save the YMM state (XCR0 bits 1 and 2).
-	xcr0, _ := xgetbv()
-	return xcr0&6 == 6
-}
+// instructions belowChunk uses (x/sys/cpu checks that the OS saves the YMM
+// state); set once at start-up, never written afterwards.
+var hasAVX = cpu.X86.HasAVX
 
 // scanBelow is the vector pre-scan of argminBelow: it returns the start of
 // the first group of four entries at or after k (a multiple of 4) with
