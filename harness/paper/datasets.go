@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strings"
 
 	"privic/datasets"
@@ -190,7 +191,7 @@ func (datasetsKind) Finish(ctx context.Context, hp harness.Params, out *harness.
 			// Equal ground distances get equal lengths on both axes.
 			Opt: plots.ScatterOptions{Aspect: math.Cos(mid * math.Pi / 180)},
 		})
-		src := fmt.Sprintf("%s from %s", cityTitle(c), source)
+		src := fmt.Sprintf("%s from %s", cityTitle(c), relToModule(source))
 		if k > 1 {
 			src += fmt.Sprintf(" (1 point in %d drawn, scatter_max_points = %d)", k, p.ScatterMaxPoints)
 		}
@@ -301,4 +302,17 @@ func shareWords(s string) string {
 		return s
 	}
 	return pct(v)
+}
+
+// relToModule writes path relative to the module root when it can, so the
+// report does not depend on where the checkout lies.
+func relToModule(path string) string {
+	root, err := datasets.ModuleRoot(".")
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(root, path); err == nil {
+		return rel
+	}
+	return path
 }
