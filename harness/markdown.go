@@ -4,8 +4,6 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -119,23 +117,6 @@ func QuoteJoin(s []string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return strings.Join(q, ", ")
-}
-
-// OneOf checks the string parameter params.<key> = v against allowed.
-func OneOf(key, v string, allowed ...string) error {
-	if slices.Contains(allowed, v) {
-		return nil
-	}
-	return fmt.Errorf("params.%s = %q: allowed values are %s", key, v, QuoteJoin(allowed))
-}
-
-// PositiveFinite checks that params.<key> = v is finite and > 0 (NaN
-// fails).
-func PositiveFinite(key string, v float64) error {
-	if !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("params.%s = %v: must be finite and > 0", key, v)
-	}
-	return nil
 }
 
 // FigureDPI is the resolution every kind gives its PNG figures: enough for

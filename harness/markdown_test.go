@@ -144,3 +144,16 @@ func TestWriteFigure(t *testing.T) {
 		}
 	}
 }
+
+func TestIntIn(t *testing.T) {
+	if err := harness.IntIn("sims", 3, 1, 10); err != nil {
+		t.Errorf("3 in [1, 10]: %v", err)
+	}
+	for _, v := range []int{0, 11} {
+		err := harness.IntIn("sims", v, 1, 10)
+		want := fmt.Sprintf("params.sims = %d: must lie in [1, 10]", v)
+		if err == nil || err.Error() != want {
+			t.Errorf("IntIn(%d): %v, want %q", v, err, want)
+		}
+	}
+}

@@ -135,17 +135,17 @@ func (p *params) Validate() error {
 			return err
 		}
 	}
-	if p.Sims < 1 || p.Sims > 10000 {
-		return fmt.Errorf("params.sims = %d: must lie in [1, 10000]", p.Sims)
+	if err := harness.IntIn("sims", p.Sims, 1, 10000); err != nil {
+		return err
 	}
-	if p.IBUIterations < 1 || p.IBUIterations > 100000 {
-		return fmt.Errorf("params.ibu_iterations = %d: must lie in [1, 100000]", p.IBUIterations)
+	if err := harness.IntIn("ibu_iterations", p.IBUIterations, 1, 100000); err != nil {
+		return err
 	}
-	if p.BAIterations < 1 || p.BAIterations > 100000 {
-		return fmt.Errorf("params.ba_iterations = %d: must lie in [1, 100000]", p.BAIterations)
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
 	}
-	if p.LapWiden < 0 || p.LapWiden > 100 {
-		return fmt.Errorf("params.lap_widen = %d: must lie in [0, 100]", p.LapWiden)
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
 	}
 	if p.PlanarPoint != "uniform" && p.PlanarPoint != "centre" {
 		return fmt.Errorf("params.planar_point = %q: allowed values are \"uniform\", \"centre\"", p.PlanarPoint)
@@ -161,15 +161,15 @@ func (p *params) Validate() error {
 	default:
 		return fmt.Errorf("params.lp.solver = %q: allowed values are \"auto\", \"gonum\", \"glpk\"", p.LP.Solver)
 	}
-	if p.LP.Spanner < 0 || p.LP.Spanner > 10 {
-		return fmt.Errorf("params.lp.spanner = %d: must lie in [0, 10]", p.LP.Spanner)
+	if err := harness.IntIn("lp.spanner", p.LP.Spanner, 0, 10); err != nil {
+		return err
 	}
 	for _, c := range sortedKeys(p.LP.Coarsen) {
 		if _, err := datasets.Lookup(c); err != nil {
 			return fmt.Errorf("params.lp.coarsen.%s: %w", c, err)
 		}
-		if k := p.LP.Coarsen[c]; k < 1 || k > 100 {
-			return fmt.Errorf("params.lp.coarsen.%s = %d: must lie in [1, 100]", c, k)
+		if err := harness.IntIn("lp.coarsen."+c, p.LP.Coarsen[c], 1, 100); err != nil {
+			return err
 		}
 	}
 	if p.LP.MaxConstraints < 0 {
@@ -198,8 +198,8 @@ func (p *params) Validate() error {
 	if p.Island.Mode == datasets.SetMass && !(p.Island.AMass > 0 && p.Island.AMass < 1) {
 		return fmt.Errorf("params.island.a_mass = %v: must lie in (0, 1)", p.Island.AMass)
 	}
-	if p.Island.Radius < 0 || p.Island.Radius > 1000 {
-		return fmt.Errorf("params.island.radius = %d: must lie in [0, 1000]", p.Island.Radius)
+	if err := harness.IntIn("island.radius", p.Island.Radius, 0, 1000); err != nil {
+		return err
 	}
 	return nil
 }

@@ -79,8 +79,8 @@ func (p *adversarialParams) Validate() error {
 	if err := p.Fractions.Check("params.fractions", "a fraction must lie in [0, 1)", func(v float64) bool { return v >= 0 && v < 1 }); err != nil {
 		return err
 	}
-	if p.BAIterations < 1 || p.BAIterations > 100000 {
-		return fmt.Errorf("params.ba_iterations = %d: must lie in [1, 100000]", p.BAIterations)
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
 	}
 	if err := islandABOK(p.City, p.Rows, p.Island, p.A, p.B); err != nil {
 		return err

@@ -76,28 +76,28 @@ func (p *baVsLapParams) Validate() error {
 	if err := betasOK("beta", p.Beta.Values()); err != nil {
 		return err
 	}
-	if p.Sims < 1 || p.Sims > 10000 {
-		return fmt.Errorf("params.sims = %d: must lie in [1, 10000]", p.Sims)
+	if err := harness.IntIn("sims", p.Sims, 1, 10000); err != nil {
+		return err
 	}
 	for c, n := range p.SimsByCity {
 		if _, err := datasets.Lookup(c); err != nil {
 			return fmt.Errorf("params.sims_by_city.%s: %w", c, err)
 		}
-		if n < 1 || n > 10000 {
-			return fmt.Errorf("params.sims_by_city.%s = %d: must lie in [1, 10000]", c, n)
+		if err := harness.IntIn("sims_by_city."+c, n, 1, 10000); err != nil {
+			return err
 		}
 	}
-	if p.BAIterations < 1 || p.BAIterations > 100000 {
-		return fmt.Errorf("params.ba_iterations = %d: must lie in [1, 100000]", p.BAIterations)
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
 	}
-	if p.IBUIterations < 1 || p.IBUIterations > 100000 {
-		return fmt.Errorf("params.ibu_iterations = %d: must lie in [1, 100000]", p.IBUIterations)
+	if err := harness.IntIn("ibu_iterations", p.IBUIterations, 1, 100000); err != nil {
+		return err
 	}
 	if err := oneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
 		return err
 	}
-	if p.LapWiden < 0 || p.LapWiden > 100 {
-		return fmt.Errorf("params.lap_widen = %d: must lie in [0, 100]", p.LapWiden)
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
 	}
 	if p.ReferenceDefectSims < 0 || p.ReferenceDefectSims > 10000 {
 		return fmt.Errorf("params.reference_defect_sims = %d: must lie in [0, 10000] (0 = off)", p.ReferenceDefectSims)

@@ -77,14 +77,14 @@ func (p *elasticParams) Validate() error {
 	if err := betasOK("beta", p.Beta.Values()); err != nil {
 		return err
 	}
-	if p.BAIterations < 1 || p.BAIterations > 100000 {
-		return fmt.Errorf("params.ba_iterations = %d: must lie in [1, 100000]", p.BAIterations)
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
 	}
 	if err := oneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
 		return err
 	}
-	if p.LapWiden < 0 || p.LapWiden > 100 {
-		return fmt.Errorf("params.lap_widen = %d: must lie in [0, 100]", p.LapWiden)
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
 	}
 	if err := islandABOK(p.City, p.Rows, p.Island, p.A, p.B); err != nil {
 		return err

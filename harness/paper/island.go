@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"privic/datasets"
+	"privic/harness"
 	"privic/kernels"
 )
 
@@ -34,10 +35,7 @@ func (ip islandParams) validate(key string) error {
 	if ip.Mode == datasets.SetMass && !(ip.AMass > 0 && ip.AMass < 1) {
 		return fmt.Errorf("params.%s.a_mass = %v: must lie in (0, 1)", key, ip.AMass)
 	}
-	if ip.Radius < 0 || ip.Radius > 1000 {
-		return fmt.Errorf("params.%s.radius = %d: must lie in [0, 1000]", key, ip.Radius)
-	}
-	return nil
+	return harness.IntIn(key+".radius", ip.Radius, 0, 1000)
 }
 
 // describe says in words what the island is, for sections.

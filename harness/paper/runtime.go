@@ -78,8 +78,8 @@ func (p *runtimeParams) Validate() error {
 			if !ok {
 				return fmt.Errorf("params.%s: no count for city %q (give e.g. %s = {%s = 8})", m.key, c, m.key, c)
 			}
-			if n < 1 || n > 100000 {
-				return fmt.Errorf("params.%s.%s = %d: must lie in [1, 100000]", m.key, c, n)
+			if err := harness.IntIn(m.key+"."+c, n, 1, 100000); err != nil {
+				return err
 			}
 		}
 		// Entries for cities not in params.cities are ignored (the spec's
@@ -90,8 +90,8 @@ func (p *runtimeParams) Validate() error {
 			}
 		}
 	}
-	if p.Repeats < 1 || p.Repeats > 10000 {
-		return fmt.Errorf("params.repeats = %d: must lie in [1, 10000]", p.Repeats)
+	if err := harness.IntIn("repeats", p.Repeats, 1, 10000); err != nil {
+		return err
 	}
 	return nil
 }
