@@ -110,6 +110,20 @@ func checkMasses(name string, v []float64) (float64, error) {
 	return sum, nil
 }
 
+// checkPair checks both mass vectors and their totals (see balance) and
+// returns the factor that rescales b onto a's total.
+func checkPair(a, b []float64) (float64, error) {
+	sa, err := checkMasses("a", a)
+	if err != nil {
+		return 0, err
+	}
+	sb, err := checkMasses("b", b)
+	if err != nil {
+		return 0, err
+	}
+	return balance(sa, sb)
+}
+
 // balance checks the two totals and returns the factor that rescales the
 // demand side onto the supply side's total.
 func balance(sa, sb float64) (float64, error) {
@@ -134,15 +148,7 @@ func compact(dst []float64, ix []int, v []float64, scale float64) ([]float64, []
 // prepare validates a and b and fills s.sup/s.dem with their non-zero
 // entries (b rescaled to a's total) and s.supIx/s.demIx with the indices.
 func (s *Solver) prepare(a, b []float64) error {
-	sa, err := checkMasses("a", a)
-	if err != nil {
-		return err
-	}
-	sb, err := checkMasses("b", b)
-	if err != nil {
-		return err
-	}
-	scale, err := balance(sa, sb)
+	scale, err := checkPair(a, b)
 	if err != nil {
 		return err
 	}
@@ -234,15 +240,7 @@ func (s *Solver) SolvePoints(ax, ay, a, bx, by, b []float64) (Result, error) {
 			return Result{}, err
 		}
 	}
-	sa, err := checkMasses("a", a)
-	if err != nil {
-		return Result{}, err
-	}
-	sb, err := checkMasses("b", b)
-	if err != nil {
-		return Result{}, err
-	}
-	scale, err := balance(sa, sb)
+	scale, err := checkPair(a, b)
 	if err != nil {
 		return Result{}, err
 	}
@@ -288,15 +286,7 @@ func (s *Solver) SolveCommon(x, y, a, b []float64) (Result, error) {
 	if err := checkCoords("y", y); err != nil {
 		return Result{}, err
 	}
-	sa, err := checkMasses("a", a)
-	if err != nil {
-		return Result{}, err
-	}
-	sb, err := checkMasses("b", b)
-	if err != nil {
-		return Result{}, err
-	}
-	scale, err := balance(sa, sb)
+	scale, err := checkPair(a, b)
 	if err != nil {
 		return Result{}, err
 	}
@@ -454,15 +444,7 @@ func (s *Solver) SolveOn(p *Points, a, b []float64) (Result, error) {
 	if len(a) != k || len(b) != k {
 		return Result{}, fmt.Errorf("emd: %d points for %d and %d masses", k, len(a), len(b))
 	}
-	sa, err := checkMasses("a", a)
-	if err != nil {
-		return Result{}, err
-	}
-	sb, err := checkMasses("b", b)
-	if err != nil {
-		return Result{}, err
-	}
-	scale, err := balance(sa, sb)
+	scale, err := checkPair(a, b)
 	if err != nil {
 		return Result{}, err
 	}
