@@ -6,48 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/convex/lp"
+	"privic/kernels/internal/lptest"
 )
 
 // emdLP is the transport LP between p on a and q on b (Euclidean cell
-// distances) solved by gonum's simplex in standard form; one column
-// constraint is implied by the others and dropped for full row rank. p and
-// q must each sum to 1.
+// distances), the independent oracle of kernels/internal/lptest.
 func emdLP(t *testing.T, a Grid, p []float64, b Grid, q []float64) float64 {
 	t.Helper()
-	n, m := len(p), len(q)
-	A := mat.NewDense(n+m-1, n*m, nil)
-	rhs := make([]float64, n+m-1)
-	cost := make([]float64, n*m)
-	// The largest demand's constraint is the one dropped: its implied value
-	// then stays clear of 0 despite rounding.
-	drop := 0
-	for j := range q {
-		if q[j] > q[drop] {
-			drop = j
-		}
-	}
-	row := make([]int, m) // constraint row of each kept demand
-	for j, r := 0, n; j < m; j++ {
-		if j != drop {
-			row[j], rhs[r] = r, q[j]
-			r++
-		}
-	}
-	for i := range n {
-		for j := range m {
-			A.Set(i, i*m+j, 1)
-			if j != drop {
-				A.Set(row[j], i*m+j, 1)
-			}
-			cost[i*m+j] = Dist(a, i, b, j)
-		}
-		rhs[i] = p[i]
-	}
-	opt, _, err := lp.Simplex(cost, A, rhs, 1e-13, nil)
+	opt, err := lptest.Transport(p, q, func(i, j int) float64 { return Dist(a, i, b, j) })
 	if err != nil {
-		t.Fatalf("lp.Simplex %v -> %v: %v", a, b, err)
+		t.Fatalf("%v -> %v: %v", a, b, err)
 	}
 	return opt
 }

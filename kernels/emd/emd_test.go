@@ -8,46 +8,17 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/convex/lp"
+	"privic/kernels/internal/lptest"
 )
 
-// lpTransport solves the transport LP in standard form with gonum's simplex:
-// variables x[i*m+j] >= 0, row sums a, column sums b. One column constraint
-// is implied by the others (equal totals) and is dropped so that the
-// constraint matrix has full row rank, as lp.Simplex requires.
+// lpTransport is the LP oracle (kernels/internal/lptest) on a dense cost
+// matrix.
 func lpTransport(t *testing.T, a, b, cost []float64) float64 {
 	t.Helper()
-	n, m := len(a), len(b)
-	A := mat.NewDense(n+m-1, n*m, nil)
-	rhs := make([]float64, n+m-1)
-	// The largest demand's constraint is the one dropped: its implied value
-	// then stays clear of 0 despite rounding.
-	drop := 0
-	for j := range b {
-		if b[j] > b[drop] {
-			drop = j
-		}
-	}
-	row := make([]int, m) // constraint row of each kept demand
-	for j, r := 0, n; j < m; j++ {
-		if j != drop {
-			row[j], rhs[r] = r, b[j]
-			r++
-		}
-	}
-	for i := range n {
-		for j := range m {
-			A.Set(i, i*m+j, 1)
-			if j != drop {
-				A.Set(row[j], i*m+j, 1)
-			}
-		}
-		rhs[i] = a[i]
-	}
-	opt, _, err := lp.Simplex(cost, A, rhs, 1e-13, nil)
+	m := len(b)
+	opt, err := lptest.Transport(a, b, func(i, j int) float64 { return cost[i*m+j] })
 	if err != nil {
-		t.Fatalf("lp.Simplex on %d x %d: %v", n, m, err)
+		t.Fatal(err)
 	}
 	return opt
 }
