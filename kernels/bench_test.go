@@ -57,20 +57,10 @@ func BenchmarkBA10(b *testing.B) {
 // BA channel with q = prior C (workspace reused: no allocations): the path
 // for channels of any form.
 func BenchmarkIBU10Dense(b *testing.B) {
-	for _, city := range benchCities {
-		b.Run(city, func(b *testing.B) {
-			c := loadBenchCity(b, city)
-			var ws IBUWorkspace
-			dst := make([]float64, c.g.Len())
-			b.ReportAllocs()
-			defer startCPU().report(b)
-			for b.Loop() {
-				if _, _, err := ws.IBU(dst, c.ch, c.q, nil, IBUConfig{Iterations: 10}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchIBU10(b, func(ws *IBUWorkspace, dst []float64, c benchCity) error {
+		_, _, err := ws.IBU(dst, c.ch, c.q, nil, IBUConfig{Iterations: 10})
+		return err
+	})
 }
 
 // BenchmarkIBU10: the peer's ibu10 workload, 10 IBU iterations from
@@ -78,6 +68,14 @@ func BenchmarkIBU10Dense(b *testing.B) {
 // (IBUOnBA: two stencil products per iteration, the channel never
 // materialised), as DESIGN.md prescribes for BA channels.
 func BenchmarkIBU10(b *testing.B) {
+	benchIBU10(b, func(ws *IBUWorkspace, dst []float64, c benchCity) error {
+		_, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, IBUConfig{Iterations: 10})
+		return err
+	})
+}
+
+// benchIBU10 runs one IBU path per city with a reused workspace.
+func benchIBU10(b *testing.B, run func(ws *IBUWorkspace, dst []float64, c benchCity) error) {
 	for _, city := range benchCities {
 		b.Run(city, func(b *testing.B) {
 			c := loadBenchCity(b, city)
@@ -86,7 +84,7 @@ func BenchmarkIBU10(b *testing.B) {
 			b.ReportAllocs()
 			defer startCPU().report(b)
 			for b.Loop() {
-				if _, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, IBUConfig{Iterations: 10}); err != nil {
+				if err := run(&ws, dst, c); err != nil {
 					b.Fatal(err)
 				}
 			}
