@@ -37,7 +37,7 @@ func TestHelperProcess(t *testing.T) {
 		t.Skip("helper process for the crash tests")
 	}
 	spec, out := os.Getenv("PRIVIC_HELPER_SPEC"), os.Getenv("PRIVIC_HELPER_OUT")
-	k := &testkind.Kind{}
+	k := &testkind.Hooks{}
 	switch mode {
 	case "slow-jobs":
 		// Slow enough for the parent to kill the run between two jobs or
@@ -59,7 +59,7 @@ func TestHelperProcess(t *testing.T) {
 			})
 		}
 	}
-	reg, _ := harness.NewRegistry(k)
+	reg, _ := harness.NewRegistry(testkind.New(k))
 	s, err := reg.Load(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -114,7 +114,7 @@ func TestResumeAfterKill(t *testing.T) {
 			t.Fatalf("kill at %d: child was not killed mid-run (%v, %d jobs stored)", killAt, err, stored)
 		}
 		var ran atomic.Int64
-		reg := registry(t, &testkind.Kind{OnRun: func(string) { ran.Add(1) }})
+		reg := registry(t, &testkind.Hooks{OnRun: func(string) { ran.Add(1) }})
 		mustRun(t, reg, spec, out, harness.RunOptions{})
 		if got := int(ran.Load()); got != 36-stored {
 			t.Errorf("kill at %d: rerun computed %d jobs, %d were missing", killAt, got, 36-stored)
@@ -160,7 +160,7 @@ func TestInterruptResumes(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var n atomic.Int64
-	reg := registry(t, &testkind.Kind{OnRun: func(string) {
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) {
 		if n.Add(1) == 10 {
 			cancel()
 		}
@@ -195,7 +195,7 @@ func TestDamagedRecordIsRecomputed(t *testing.T) {
 	os.WriteFile(files[1], nil, 0o644)
 	os.WriteFile(files[2], []byte(strings.Replace(string(b), `"format":1`, `"format":1,"extra":2`, 1)), 0o644)
 	var ran atomic.Int64
-	mustRun(t, registry(t, &testkind.Kind{OnRun: func(string) { ran.Add(1) }}), spec, out, harness.RunOptions{})
+	mustRun(t, registry(t, &testkind.Hooks{OnRun: func(string) { ran.Add(1) }}), spec, out, harness.RunOptions{})
 	if ran.Load() != 3 {
 		t.Errorf("%d jobs recomputed, 3 records were damaged", ran.Load())
 	}

@@ -10,13 +10,13 @@ import (
 
 	"privic/harness"
 	"privic/harness/internal/testkind"
-	"privic/harness/smoke"
+	"privic/harness/kinds/smoke"
 )
 
 // fzRegistry registers the harness's own kinds (testkind, smoke), whose
 // parameters cover sweeps, nested tables, lists and enums.
 func fzRegistry(t testing.TB) *harness.Registry {
-	kinds := append([]harness.Kind{&testkind.Kind{}}, smoke.Kinds()...)
+	kinds := append([]harness.Kind{testkind.New(&testkind.Hooks{})}, smoke.Kind())
 	reg, err := harness.NewRegistry(kinds...)
 	if err != nil {
 		t.Fatal(err)

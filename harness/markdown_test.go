@@ -43,44 +43,6 @@ func TestFormatSig(t *testing.T) {
 	}
 }
 
-func TestReportFiles(t *testing.T) {
-	dir := t.TempDir()
-	out, err := harness.NewOutput(dir, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	claims := []harness.Claim{
-		{Claim: "EMD falls, as in \"Fig. 9\"", Evidence: "1, 2", Verdict: harness.Reproduced},
-		{Claim: "c2", Evidence: "e2", Verdict: harness.NotReproduced},
-	}
-	if err := harness.WriteClaims(out, claims); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.WriteCSV("skipped.csv", []string{"figure", "reason"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.WriteText("section.md", "## S\n"); err != nil {
-		t.Fatal(err)
-	}
-	// RFC 4180 quoting: fields with ',' or '"' are quoted, '"' doubled.
-	for name, want := range map[string]string{
-		"claims.csv":  "claim,evidence,verdict\n\"EMD falls, as in \"\"Fig. 9\"\"\",\"1, 2\",reproduced\nc2,e2,not reproduced\n",
-		"skipped.csv": "figure,reason\n",
-		"section.md":  "## S\n",
-	} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != want {
-			t.Errorf("%s = %q, want %q", name, b, want)
-		}
-	}
-	if err := out.WriteText("../escape.md", "x"); err == nil {
-		t.Error("WriteText outside the directory: no error")
-	}
-}
-
 func TestColumns(t *testing.T) {
 	tb := &harness.Table{Name: "t", Header: []string{"x", "y", "z"}}
 	col, err := harness.Columns(tb, "z", "x")
@@ -125,23 +87,28 @@ func (f *fakeFigure) Encode(w io.Writer, format string) error {
 	return err
 }
 
-func TestWriteFigure(t *testing.T) {
+func TestWriteFigures(t *testing.T) {
 	dir := t.TempDir()
 	out, err := harness.NewOutput(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WriteFigure(out, "fig1", &fakeFigure{}); err != nil {
+	if err := out.WriteFigures(harness.NamedFigure{Base: "fig1", Fig: &fakeFigure{}}, harness.NamedFigure{Base: "fig2", Fig: &fakeFigure{}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"png", "svg"} {
-		b, err := os.ReadFile(filepath.Join(dir, "fig1."+format))
-		if err != nil {
-			t.Fatal(err)
+	for _, base := range []string{"fig1", "fig2"} {
+		for _, format := range []string{"png", "svg"} {
+			b, err := os.ReadFile(filepath.Join(dir, base+"."+format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := format + "@110"; string(b) != want {
+				t.Errorf("%s.%s = %q, want %q", base, format, b, want)
+			}
 		}
-		if want := format + "@110"; string(b) != want {
-			t.Errorf("fig1.%s = %q, want %q", format, b, want)
-		}
+	}
+	if err := out.WriteFigures(harness.NamedFigure{Base: "../fig3", Fig: &fakeFigure{}}); err == nil {
+		t.Error("a figure outside the directory: no error")
 	}
 }
 

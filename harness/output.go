@@ -83,7 +83,8 @@ func (o *Output) localPath(rel string) (string, error) {
 	first := strings.Split(filepath.ToSlash(clean), "/")[0]
 	base := filepath.Base(clean)
 	switch {
-	case first == jobsDir, clean == specCopy, clean == manifestFile, clean == lockFile, strings.HasPrefix(base, tempPrefix):
+	case first == jobsDir, clean == specCopy, clean == manifestFile, clean == lockFile, strings.HasPrefix(base, tempPrefix),
+		clean == sectionFile, clean == claimsFile, clean == skippedFile:
 		return "", fmt.Errorf("create %q: reserved for the harness", rel)
 	case strings.HasSuffix(clean, ".csv") && !strings.Contains(clean, string(filepath.Separator)) && slices.Contains(o.jobTables, strings.TrimSuffix(clean, ".csv")):
 		return "", fmt.Errorf("create %q: a job table has that name", rel)
@@ -91,8 +92,10 @@ func (o *Output) localPath(rel string) (string, error) {
 	return filepath.Join(o.dir, clean), nil
 }
 
-// writeBytes is writeFileAtomic for a byte slice.
-func writeBytes(path string, b []byte) error {
+// WriteFileAtomic writes b to path through a temporary file in the same
+// directory and a rename, so that readers see the old file or the new one,
+// never a partial file.
+func WriteFileAtomic(path string, b []byte) error {
 	return writeFileAtomic(path, func(w io.Writer) error {
 		_, err := io.Copy(w, bytes.NewReader(b))
 		return err

@@ -62,13 +62,6 @@ func (o RunOptions) withDefaults() RunOptions {
 	return o
 }
 
-// Exclusive is implemented by kinds whose jobs must run alone, such as
-// ones that time kernels: while such a job runs, no other job of the run
-// (of any spec) does, whatever -j says.
-type Exclusive interface {
-	Exclusive() bool
-}
-
 // Result summarises one spec of a run or merge.
 type Result struct {
 	Spec     *Spec
@@ -518,32 +511,12 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	}
 	// spec.toml, the tables and the manifest are written together, after
 	// the jobs, so they always describe the same spec.
-	if err := writeBytes(filepath.Join(r.dir, specCopy), s.Source); err != nil {
+	if err := WriteFileAtomic(filepath.Join(r.dir, specCopy), s.Source); err != nil {
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if opt.Shard.Whole() {
-		tables, err := mergeTables(recs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
-		}
-		if err := removeOldTables(r.dir, tables); err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
-		}
-		for _, t := range tables {
-			if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
-				return fmt.Errorf("%s: %w", s.Path, err)
-			}
-			m.Tables = append(m.Tables, t.Name)
-		}
-		out := &Output{dir: r.dir, name: s.Name, console: con, jobTables: m.Tables}
-		t0 := time.Now()
-		err = safely(func() error { return s.Kind.Finish(ctx, s.Params, out) })
-		m.FinishSeconds = time.Since(t0).Seconds()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			return fmt.Errorf("%s: finish: %s", s.Path, oneLine(err.Error()))
+		if err := r.finish(ctx, con, recs, m); err != nil {
+			return err
 		}
 	}
 	end := time.Now()
@@ -559,6 +532,42 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 		what = "jobs of shard " + opt.Shard.String()
 	}
 	con.Logf("%s: %d %s (%d computed, %d reused) in %s -> %s", s.Name, len(recs), what, m.JobsComputed, m.JobsReused, shortDuration(end.Sub(start)), r.dir)
+	return nil
+}
+
+// finish writes the merged job tables, runs the kind's Finish and writes
+// the Section it returns; it records the tables and Finish's time in m.
+func (r *specRun) finish(ctx context.Context, con *console, recs []*record, m *Manifest) error {
+	s := r.spec
+	tables, err := mergeTables(recs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if err := removeOldTables(r.dir, tables); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	for _, t := range tables {
+		if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
+			return fmt.Errorf("%s: %w", s.Path, err)
+		}
+		m.Tables = append(m.Tables, t.Name)
+	}
+	out := &Output{dir: r.dir, name: s.Name, console: con, jobTables: m.Tables}
+	t0 := time.Now()
+	err = safely(func() error {
+		sec, err := s.Kind.Finish(ctx, s.Params, out)
+		if err != nil {
+			return err
+		}
+		return out.writeSection(sec, s.Kind.Outputs())
+	})
+	m.FinishSeconds = time.Since(t0).Seconds()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: finish: %s", s.Path, oneLine(err.Error()))
+	}
 	return nil
 }
 

@@ -35,16 +35,9 @@ var reservedNames = []string{"bench", "profile"}
 // become file and directory names, so no '/', '.', or upper case.
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// specNamePattern is stricter: no underscore, as in the brief's examples
-// ("ba-vs-lap").
+// specNamePattern is stricter: spec and kind names are words joined by
+// hyphens ("ba-vs-lap"), never underscores.
 var specNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-
-// Versioned may be implemented by a Kind whose computation changes in a
-// way that invalidates stored results: its version is part of the spec
-// hash, so bumping it makes the next run recompute every job.
-type Versioned interface {
-	Version() string
-}
 
 // Registry holds the experiment kinds the CLI knows.
 type Registry struct {

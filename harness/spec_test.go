@@ -73,7 +73,7 @@ func TestSpecDefaultsAndHash(t *testing.T) {
 	if s.Name != "my-exp" || s.Seed != 0 {
 		t.Fatalf("defaults: name %q seed %d", s.Name, s.Seed)
 	}
-	if !reflect.DeepEqual(s.Params, (&testkind.Kind{}).NewParams()) {
+	if !reflect.DeepEqual(s.Params, testkind.New(&testkind.Hooks{}).NewParams()) {
 		t.Fatalf("missing [params] should give the defaults, got %+v", s.Params)
 	}
 	// The hash follows meaning, not form: a list equal to the range, other
@@ -200,10 +200,10 @@ func TestLoadFileErrors(t *testing.T) {
 }
 
 func TestRegistryErrors(t *testing.T) {
-	if _, err := harness.NewRegistry(&testkind.Kind{}, &testkind.Kind{}); err == nil || !strings.Contains(err.Error(), "registered twice") {
+	if _, err := harness.NewRegistry(testkind.New(&testkind.Hooks{}), testkind.New(&testkind.Hooks{})); err == nil || !strings.Contains(err.Error(), "registered twice") {
 		t.Errorf("duplicate kind: %v", err)
 	}
-	if _, err := harness.NewRegistry(&testkind.Kind{KindName: "Bad Name"}); err == nil {
+	if _, err := harness.NewRegistry(testkind.New(&testkind.Hooks{KindName: "Bad Name"})); err == nil {
 		t.Error("bad kind name accepted")
 	}
 	reg := registry(t, nil)
@@ -213,7 +213,7 @@ func TestRegistryErrors(t *testing.T) {
 }
 
 func TestParamKeys(t *testing.T) {
-	got := strings.Join(harness.ParamKeys(&testkind.Kind{}), " ")
+	got := strings.Join(harness.ParamKeys(testkind.New(&testkind.Hooks{})), " ")
 	want := "beta reps draws mode fail panic sleep_ms mem_bytes grid.rows grid.cols tags"
 	if got != want {
 		t.Errorf("ParamKeys = %s, want %s", got, want)

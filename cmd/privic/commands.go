@@ -14,7 +14,8 @@ import (
 	"text/tabwriter"
 
 	"privic/harness"
-	"privic/harness/paper"
+	"privic/harness/kinds"
+	"privic/harness/report"
 )
 
 // flagsFor returns the flag set of a command with fresh storage (for
@@ -348,8 +349,9 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// cmdReport assembles DIR/REPORT.md from the sections, claims and
-// manifests that the experiments wrote under DIR.
+// cmdReport assembles DIR/REPORT.md and DIR/REPORT.html from the
+// sections, claims and manifests that the experiments wrote under DIR, in
+// the order of the registered kinds.
 func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("report")
 	out := fs.String("out", "results", "assemble the report of the experiments under `DIR`")
@@ -360,9 +362,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("report takes no arguments, got %q", rest)
 	}
-	if err := paper.Report(*out); err != nil {
-		return fmt.Errorf("report: %w", err)
+	if err := report.Write(*out, kinds.Names(e.kinds)); err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "REPORT.md"))
+	fmt.Fprintf(e.stdout, "report: %s and %s\n", filepath.Join(*out, report.MarkdownFile), filepath.Join(*out, report.HTMLFile))
 	return nil
 }

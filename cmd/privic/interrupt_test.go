@@ -167,7 +167,7 @@ func TestInterruptionLosesNothing(t *testing.T) {
 		t.Fatalf("uninterrupted run: exit %d: %s", status, stderr)
 	}
 	ref := resultFiles(t, refOut)
-	if len(ref) < 3 || ref["estimates.csv"] == nil || ref["summary.csv"] == nil || ref["summary.md"] == nil {
+	if len(ref) < 3 || ref["estimates.csv"] == nil || ref["summary.csv"] == nil || ref["section.md"] == nil {
 		t.Fatalf("uninterrupted run wrote %d files: %v", len(ref), slices.Sorted(func(yield func(string) bool) {
 			for k := range ref {
 				if !yield(k) {

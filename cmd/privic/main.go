@@ -54,7 +54,7 @@ func commands() []command {
 		{"validate", "[--mem-limit SIZE] SPEC...", "check specs (keys, values, plan, memory) without running them", cmdValidate},
 		{"list", "[--dir DIR]", "list the experiment kinds and the specs in DIR (default experiments)", cmdList},
 		{"merge", "[--out DIR] [-j N] [-q] SHARD_DIR...", "join the outputs of shard runs into DIR and finish them", cmdMerge},
-		{"report", "[--out DIR]", "assemble DIR/REPORT.md from the experiments' sections, claims and manifests", cmdReport},
+		{"report", "[--out DIR]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests", cmdReport},
 		{"help", "[COMMAND]", "show help", nil},
 	}
 }

@@ -1,10 +1,8 @@
-package paper
+package bavslap
 
 import (
 	"context"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"privic/datasets"
@@ -17,10 +15,10 @@ import (
 func BenchmarkBaVsLapJob(b *testing.B) {
 	for _, city := range []string{"paris", "sf"} {
 		b.Run(city, func(b *testing.B) {
-			p := baVsLapKind{}.NewParams().(*baVsLapParams)
-			job := harness.Job{Key: "city=" + city + "/beta=1", Arg: baVsLapJob{p: p, city: city, beta: 1}}
+			p := def{}.NewParams()
+			key := "city=" + city + "/beta=1"
 			for b.Loop() {
-				if _, err := (baVsLapKind{}).Run(context.Background(), job, harness.JobRand(1, job.Key)); err != nil {
+				if _, err := (def{}).Run(context.Background(), job{p: p, city: city, beta: 1}, harness.JobRand(1, key)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -79,33 +77,6 @@ func BenchmarkUtilitySteps(b *testing.B) {
 		b.Run(city+"/emd-defect", func(b *testing.B) {
 			for b.Loop() {
 				d.dist(prior, est)
-			}
-		})
-	}
-}
-
-// BenchmarkFinish times each kind's Finish (figures, tables, section) on
-// stored job tables of a full run.
-func BenchmarkFinish(b *testing.B) {
-	out := os.Getenv("PAPER_OUT")
-	if out == "" {
-		b.Skip("SKIPPING: set PAPER_OUT to a results directory of a full run")
-	}
-	for _, k := range Kinds() {
-		dir := filepath.Join(out, k.Name())
-		if _, err := os.Stat(dir); err != nil {
-			continue
-		}
-		b.Run(k.Name(), func(b *testing.B) {
-			o, err := harness.NewOutput(dir, nil)
-			if err != nil {
-				b.Fatal(err)
-			}
-			p := k.NewParams()
-			for b.Loop() {
-				if err := k.Finish(context.Background(), p, o); err != nil {
-					b.Fatal(err)
-				}
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package paper
+package bavslap
 
 import (
 	"fmt"
@@ -12,9 +12,9 @@ import (
 // distance) between distributions given by index over the first n cells
 // of a grid g in row-major order. With n = g.Len() it is the plain EMD on
 // g (kernels.EMD). With g a widened grid and n the base grid's size it
-// replays the reference code's defective LAP utility (PROTOCOL.md,
-// experiment 2): the masses of base cell i are placed at the i-th cell of
-// the widened grid, which is not where they belong.
+// replays the reference code's defective LAP utility (see the package
+// comment): the masses of base cell i are placed at the i-th cell of the
+// widened grid, which is not where they belong.
 //
 // It does what kernels.EMD(g, p, g, q) does, with the same checks and the
 // same arithmetic (each side divided by its sum, shared mass cancelled,

@@ -1,13 +1,15 @@
-package compare
+package mechanisms
 
 import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 	"privic/plots"
 )
 
@@ -48,154 +50,136 @@ type calRow struct {
 	evals                                    int
 }
 
-func (k mechanismsKind) Finish(ctx context.Context, hp harness.Params, out *harness.Output) error {
-	p, ok := hp.(*params)
-	if !ok {
-		return fmt.Errorf("mechanisms: params of type %T", hp)
-	}
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
 	ft, err := out.ReadTable("frontier")
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
 	cells, err := aggregate(ft)
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
 	ct, err := out.ReadTable("calibration")
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
 	cals, err := readCalibration(ct)
 	if err != nil {
-		return err
-	}
-	sum := harness.Table{Name: "frontier_summary", Header: []string{"city", "mechanism", "calibration", "level", "parameter",
-		"sims", "emd_mean", "emd_sd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
-		"identification_A", "identification_A_map"}}
-	for _, c := range cells {
-		sum.Rows = append(sum.Rows, []string{c.city, c.mech, c.cal, ff(c.level), ff(c.param), fmt.Sprint(len(c.emd)),
-			ff(c.emdMean), ff(c.emdSD), ff(c.dist), ff(c.mi), ff(c.eps), ff(c.bayes), ff(c.idA), ff(c.idAM)})
-	}
-	if err := out.WriteTable(sum); err != nil {
-		return err
+		return harness.Section{}, err
 	}
 	wins := winners(p, cells)
-	wt := harness.Table{Name: "winners", Header: []string{"city", "calibration", "level", "criterion", "better",
-		"winner", "value", "runner_up", "runner_up_value", "mechanisms"}}
-	for _, w := range wins {
-		wt.Rows = append(wt.Rows, []string{w.city, w.cal, ff(w.level), w.criterion, w.better, w.winner, ff(w.value),
-			w.runnerUp, ff(w.runnerValue), fmt.Sprint(w.n)})
-	}
-	if err := out.WriteTable(wt); err != nil {
-		return err
-	}
-	if err := out.WriteTable(mechanismsTable(p, cals)); err != nil {
-		return err
-	}
-	var skipped [][]string
-	for _, c := range cals {
-		if c.status != "ok" && c.status != "jump" {
-			skipped = append(skipped, []string{c.city, c.mech, c.cal, ff(c.level), c.status})
+	for _, t := range []harness.Table{summary(cells), winnersTable(wins), mechanismsTable(p, cals)} {
+		if err := out.WriteTable(t); err != nil {
+			return harness.Section{}, err
 		}
 	}
-	if err := out.WriteCSV("skipped.csv", []string{"city", "mechanism", "calibration", "level", "reason"}, skipped); err != nil {
-		return err
-	}
 	figs := map[string]string{}
+	var rendered []harness.NamedFigure
 	for _, city := range p.Cities {
 		if err := ctx.Err(); err != nil {
-			return err
+			return harness.Section{}, err
 		}
 		fig, err := frontierFigure(p, city, cells)
 		if err != nil {
-			return err
+			return harness.Section{}, err
 		}
-		if fig == nil {
-			continue
-		}
-		base := "frontier-" + city
-		figs[city] = base
-		if err := harness.WriteFigure(out, base, fig); err != nil {
-			return err
+		if fig != nil {
+			figs[city] = "frontier-" + city
+			rendered = append(rendered, harness.NamedFigure{Base: figs[city], Fig: fig})
 		}
 	}
-	md := section(p, cells, cals, wins, figs)
-	return out.WriteText("section.md", md)
+	if err := out.WriteFigures(rendered...); err != nil {
+		return harness.Section{}, err
+	}
+	md, err := section(p, cells, cals, wins, figs)
+	return harness.Section{Markdown: md, Skipped: skipped(cals)}, err
 }
 
-func parse(t *harness.Table, row []string, col map[string]int, name string, line int) (float64, error) {
-	v, err := harness.ParseFloat(row[col[name]])
-	if err != nil {
-		return 0, fmt.Errorf("table %s row %d column %s: %w", t.Name, line+1, name, err)
+// skipped lists the levels a mechanism could not be calibrated to (or
+// not run at), which are missing from the frontier figure.
+func skipped(cals []calRow) []harness.Skip {
+	var out []harness.Skip
+	for _, c := range cals {
+		if c.status != "ok" && c.status != "jump" {
+			out = append(out, harness.Skip{
+				Figure: fmt.Sprintf("frontier-%s (%s, %s %s)", c.city, c.mech, c.cal, harness.FormatFloat(c.level)),
+				Reason: c.status,
+			})
+		}
 	}
-	return v, nil
+	return out
+}
+
+func summary(cells []*cell) harness.Table {
+	sum := harness.NewTable("frontier_summary", "city", "mechanism", "calibration", "level", "parameter",
+		"sims", "emd_mean", "emd_sd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
+		"identification_A", "identification_A_map")
+	for _, c := range cells {
+		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM)
+	}
+	return *sum
+}
+
+func winnersTable(wins []winner) harness.Table {
+	wt := harness.NewTable("winners", "city", "calibration", "level", "criterion", "better",
+		"winner", "value", "runner_up", "runner_up_value", "mechanisms")
+	for _, w := range wins {
+		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n)
+	}
+	return *wt
 }
 
 // aggregate groups the frontier rows by (city, mechanism, calibration,
 // level) in table (plan) order.
 func aggregate(t *harness.Table) ([]*cell, error) {
-	num := []string{"level", "parameter", "emd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
-		"identification_A", "identification_A_map"}
-	col, err := harness.Columns(t, append([]string{"city", "mechanism", "calibration"}, num...)...)
+	rd, err := t.Reader("city", "mechanism", "calibration", "level", "parameter", "emd", "avg_distortion", "mutual_information",
+		"tight_epsilon", "bayes_error", "identification_A", "identification_A_map")
 	if err != nil {
 		return nil, err
 	}
 	var cells []*cell
 	index := map[string]*cell{}
-	for i, r := range t.Rows {
-		v := map[string]float64{}
-		for _, n := range num {
-			if v[n], err = parse(t, r, col, n, i); err != nil {
-				return nil, err
-			}
-		}
-		key := strings.Join([]string{r[col["city"]], r[col["mechanism"]], r[col["calibration"]], r[col["level"]]}, "\x00")
+	for i := range t.Rows {
+		key := strings.Join([]string{rd.Str(i, "city"), rd.Str(i, "mechanism"), rd.Str(i, "calibration"), rd.Str(i, "level")}, "\x00")
 		c, ok := index[key]
 		if !ok {
-			c = &cell{city: r[col["city"]], mech: r[col["mechanism"]], cal: r[col["calibration"]], level: v["level"],
-				param: v["parameter"], dist: v["avg_distortion"], mi: v["mutual_information"], eps: v["tight_epsilon"],
-				bayes: v["bayes_error"], idA: v["identification_A"], idAM: v["identification_A_map"]}
+			c = &cell{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), cal: rd.Str(i, "calibration"), level: rd.Float(i, "level"),
+				param: rd.Float(i, "parameter"), dist: rd.Float(i, "avg_distortion"), mi: rd.Float(i, "mutual_information"),
+				eps: rd.Float(i, "tight_epsilon"), bayes: rd.Float(i, "bayes_error"), idA: rd.Float(i, "identification_A"),
+				idAM: rd.Float(i, "identification_A_map")}
 			index[key] = c
 			cells = append(cells, c)
 		}
-		c.emd = append(c.emd, v["emd"])
+		c.emd = append(c.emd, rd.Float(i, "emd"))
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
 	}
 	for _, c := range cells {
-		c.emdMean, c.emdSD = harness.MeanSD(c.emd)
+		c.emdMean, c.emdSD, _ = harness.MeanSD(c.emd)
 	}
 	return cells, nil
 }
 
 func readCalibration(t *harness.Table) ([]calRow, error) {
-	col, err := harness.Columns(t, "city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
+	rd, err := t.Reader("city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
 		"input_grid", "output_grid", "lp_solver")
 	if err != nil {
 		return nil, err
 	}
 	var rows []calRow
-	for i, r := range t.Rows {
-		c := calRow{city: r[col["city"]], mech: r[col["mechanism"]], cal: r[col["calibration"]], status: r[col["status"]],
-			in: r[col["input_grid"]], out: r[col["output_grid"]], solver: r[col["lp_solver"]]}
-		if c.level, err = parse(t, r, col, "level", i); err != nil {
-			return nil, err
-		}
-		if c.param, err = parse(t, r, col, "parameter", i); err != nil {
-			return nil, err
-		}
-		if c.value, err = parse(t, r, col, "value", i); err != nil {
-			return nil, err
-		}
-		fmt.Sscan(r[col["evals"]], &c.evals)
-		rows = append(rows, c)
+	for i := range t.Rows {
+		rows = append(rows, calRow{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), cal: rd.Str(i, "calibration"),
+			status: rd.Str(i, "status"), in: rd.Str(i, "input_grid"), out: rd.Str(i, "output_grid"), solver: rd.Str(i, "lp_solver"),
+			level: rd.Float(i, "level"), param: rd.Float(i, "parameter"), value: rd.Float(i, "value"), evals: rd.Int(i, "evals")})
 	}
-	return rows, nil
+	return rows, rd.Err()
 }
 
 // mechanismsTable lists, per city and mechanism, the grids and the
 // literature (one row per mechanism as the jobs named it).
 func mechanismsTable(p *params, cals []calRow) harness.Table {
-	t := harness.Table{Name: "mechanisms", Header: []string{"city", "mechanism", "parameter", "input_grid", "output_grid",
-		"lp_solver", "reference"}}
+	t := harness.NewTable("mechanisms", "city", "mechanism", "parameter", "input_grid", "output_grid", "lp_solver", "reference")
 	seen := map[string]bool{}
 	for _, c := range cals {
 		key := c.city + "\x00" + c.mech
@@ -204,14 +188,14 @@ func mechanismsTable(p *params, cals []calRow) harness.Table {
 		}
 		seen[key] = true
 		ref, param := "", ""
-		for _, name := range p.Mechanisms {
-			if m, _ := newMechanism(p, c.city, name); m != nil && m.Info().Name == c.mech {
+		for _, e := range p.reg.Entries() {
+			if m := newMechanism(p, c.city, e); slices.Contains(p.Mechanisms, e.Name) && m.Info().Name == c.mech {
 				ref, param = m.Info().Reference, m.Info().Param
 			}
 		}
-		t.Rows = append(t.Rows, []string{c.city, c.mech, param, c.in, c.out, c.solver, ref})
+		t.Add(c.city, c.mech, param, c.in, c.out, c.solver, ref)
 	}
-	return t
+	return *t
 }
 
 // winner is the best mechanism for one (city, calibration, level,
@@ -273,115 +257,87 @@ func winners(p *params, cells []*cell) []winner {
 	return out
 }
 
+// series are one mechanism's points of a panel, in x order.
+func series(cells []*cell, city string, inCal func(*cell) bool, x, y, yerr func(*cell) float64) []plots.Series {
+	var ss []plots.Series
+	var mechs []string
+	for _, c := range cells {
+		if c.city == city && inCal(c) && !slices.Contains(mechs, c.mech) {
+			mechs = append(mechs, c.mech)
+		}
+	}
+	for _, m := range mechs {
+		var pts []*cell
+		for _, c := range cells {
+			if c.city == city && inCal(c) && c.mech == m && !math.IsNaN(x(c)) && !math.IsNaN(y(c)) &&
+				!math.IsInf(x(c), 0) && !math.IsInf(y(c), 0) {
+				pts = append(pts, c)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sort.SliceStable(pts, func(i, j int) bool { return x(pts[i]) < x(pts[j]) })
+		s := plots.Series{Name: m}
+		for _, c := range pts {
+			s.X = append(s.X, x(c))
+			s.Y = append(s.Y, y(c))
+			if yerr != nil {
+				s.YErr = append(s.YErr, yerr(c))
+			}
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
 // frontierFigure draws a city's frontier: EMD and distortion against
 // tight epsilon, EMD against distortion, and identification of A (or the
 // Bayes error) against tight epsilon. Nil when the city has no rows.
 func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error) {
-	byMech := func(cal string, x, y func(*cell) float64, yerr func(*cell) float64) []plots.Series {
-		var ss []plots.Series
-		var mechs []string
+	byMech := func(cal string, x, y, yerr func(*cell) float64) []plots.Series {
 		// cal "" takes the levels of every calibration.
-		inCal := func(c *cell) bool { return cal == "" || c.cal == cal }
-		for _, c := range cells {
-			if c.city == city && inCal(c) && !contains(mechs, c.mech) {
-				mechs = append(mechs, c.mech)
-			}
-		}
-		for _, m := range mechs {
-			var pts []*cell
-			for _, c := range cells {
-				if c.city == city && inCal(c) && c.mech == m && !math.IsNaN(x(c)) && !math.IsNaN(y(c)) &&
-					!math.IsInf(x(c), 0) && !math.IsInf(y(c), 0) {
-					pts = append(pts, c)
-				}
-			}
-			if len(pts) == 0 {
-				continue
-			}
-			sort.SliceStable(pts, func(i, j int) bool { return x(pts[i]) < x(pts[j]) })
-			s := plots.Series{Name: m}
-			for _, c := range pts {
-				s.X = append(s.X, x(c))
-				s.Y = append(s.Y, y(c))
-				if yerr != nil {
-					s.YErr = append(s.YErr, yerr(c))
-				}
-			}
-			ss = append(ss, s)
-		}
-		return ss
+		return series(cells, city, func(c *cell) bool { return cal == "" || c.cal == cal }, x, y, yerr)
 	}
 	emd := func(c *cell) float64 { return c.emdMean }
 	emdSD := func(c *cell) float64 { return c.emdSD }
 	dist := func(c *cell) float64 { return c.dist }
-	var panels []plots.Panel
-	add := func(title string, ss []plots.Series, opt plots.LineOptions) {
-		if len(ss) > 0 {
-			opt.Points = true
-			panels = append(panels, plots.Panel{Title: title, Series: ss, Opt: opt})
-		}
-	}
-	epsX := plots.LineOptions{XLabel: "tight epsilon (per cell)", LogX: true}
-	o := epsX
-	o.YLabel, o.YFromZero = "EMD of the IBU estimate (cells)", true
 	// x is the measured quantity, which equals the level except where
-	// calibration hit a jump (status "jump" in calibration.csv).
-	// A channel whose tight epsilon is 0 (the LP's constant channel below
-	// its smallest useful level) has no place on the log axis; it stays
-	// in the tables.
+	// calibration hit a jump (status "jump" in calibration.csv). A channel
+	// whose tight epsilon is 0 (the LP's constant channel below its
+	// smallest useful level) has no place on the log axis; it stays in the
+	// tables.
 	tight := func(c *cell) float64 {
 		if c.eps <= 0 {
 			return math.NaN()
 		}
 		return c.eps
 	}
-	add("Statistical utility at equal tight epsilon", byMech("eps", tight, emd, emdSD), o)
-	o = epsX
-	o.YLabel, o.YFromZero = "average distortion (cells)", true
-	add("Quality of service at equal tight epsilon", byMech("eps", tight, dist, nil), o)
+	var panels []plots.Panel
+	add := func(title, ylabel string, ss []plots.Series, opt plots.LineOptions) {
+		if len(ss) > 0 {
+			opt.Points, opt.YLabel, opt.YFromZero = true, ylabel, true
+			panels = append(panels, plots.Panel{Title: title, Series: ss, Opt: opt})
+		}
+	}
+	epsX := plots.LineOptions{XLabel: "tight epsilon (per cell)", LogX: true}
+	add("Statistical utility at equal tight epsilon", "EMD of the IBU estimate (cells)", byMech("eps", tight, emd, emdSD), epsX)
+	add("Quality of service at equal tight epsilon", "average distortion (cells)", byMech("eps", tight, dist, nil), epsX)
 	// Every level of every calibration is a (distortion, EMD) point of
 	// the mechanism, so the frontier uses them all.
-	o = plots.LineOptions{XLabel: "average distortion (cells)", YLabel: "EMD of the IBU estimate (cells)", YFromZero: true}
-	add("Utility against quality of service (all levels)", byMech("", dist, emd, emdSD), o)
-	o = epsX
+	add("Utility against quality of service (all levels)", "EMD of the IBU estimate (cells)", byMech("", dist, emd, emdSD),
+		plots.LineOptions{XLabel: "average distortion (cells)"})
 	if _, ok := p.A[city]; ok {
-		o.YLabel, o.YFromZero = "identification of A (posterior)", true
-		add("Identification of A on the island prior", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), o)
+		add("Identification of A on the island prior", "identification of A (posterior)", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), epsX)
 	} else {
-		o.YLabel, o.YFromZero = "Bayes adversary error (cells)", true
-		add("Bayes adversary's error at equal tight epsilon", byMech("eps", tight, func(c *cell) float64 { return c.bayes }, nil), o)
+		add("Bayes adversary's error at equal tight epsilon", "Bayes adversary error (cells)", byMech("eps", tight, func(c *cell) float64 { return c.bayes }, nil), epsX)
 	}
 	if len(panels) == 0 {
 		return nil, nil
 	}
-	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", cityTitle(city)), panels, 2)
+	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", param.Title(city)), panels, 2)
 	if err != nil {
 		return nil, fmt.Errorf("frontier figure %s: %w", city, err)
 	}
 	return fig, nil
 }
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-func cityTitle(c string) string {
-	switch c {
-	case "paris":
-		return "Paris"
-	case "sf":
-		return "San Francisco"
-	}
-	return c
-}
-
-// fmtG formats a number for prose with a few significant digits.
-func fmtG(v float64, digits int) string { return harness.FormatSig(v, digits) }
-
-// mdTable renders a Markdown table.
-func mdTable(header []string, rows [][]string) string { return harness.MarkdownTable(header, rows) }

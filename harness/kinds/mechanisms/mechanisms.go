@@ -1,4 +1,4 @@
-package compare
+package mechanisms
 
 import (
 	"context"
@@ -14,19 +14,50 @@ import (
 	"privic/kernels/mechanism"
 )
 
-// mechanismsKind compares location-privacy mechanisms on equal footing
-// (issue 5): one job per (city, mechanism, calibration, level).
-type mechanismsKind struct{}
-
-func (mechanismsKind) Name() string { return "mechanisms" }
-func (mechanismsKind) Describe() string {
-	return "privacy-utility frontier of BA, LAP, randomized response, snapped planar Laplace and the optimal LP mechanism, calibrated to equal tight epsilon, distortion or mutual information"
+// Kind returns the mechanisms kind over the mechanisms this project
+// provides (mechanism.Builtin).
+func Kind() harness.Kind {
+	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
+	if err != nil {
+		panic(err) // the built-in table is checked by the mechanism package's tests
+	}
+	return WithRegistry(reg)
 }
-func (mechanismsKind) Outputs() []string {
+
+// WithRegistry returns the mechanisms kind over the mechanisms of reg:
+// params.mechanisms accepts their names and defaults to all of them.
+func WithRegistry(reg *mechanism.Registry) harness.Kind {
+	return harness.Typed[*params, job](def{reg})
+}
+
+// version is mixed into the spec hash (harness.Versioned): bump it when a
+// change alters stored job results.
+const version = "1"
+
+type def struct{ reg *mechanism.Registry }
+
+func (def) Name() string { return "mechanisms" }
+
+// Version implements harness.Versioned. With lp.solver = "auto" the LP
+// rows depend on whether GLPK is compiled in, so the build is part of the
+// version: stored results of one build are not reused by the other.
+func (def) Version() string {
+	if mechanism.SolverAvailable(mechanism.SolverGLPK) {
+		return version + "+glpk"
+	}
+	return version
+}
+
+func (d def) Describe() string {
+	return "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") + "), calibrated to equal tight epsilon, distortion or mutual information"
+}
+
+func (def) Outputs() []string {
 	return []string{"frontier.csv", "calibration.csv", "frontier_summary.csv", "winners.csv", "mechanisms.csv",
 		"skipped.csv", "frontier-<city>.png", "frontier-<city>.svg", "section.md"}
 }
-func (mechanismsKind) NewParams() harness.Params { return defaultParams() }
+
+func (d def) NewParams() *params { return defaultParams(d.reg) }
 
 // job is one (city, mechanism, calibration, level).
 type job struct {
@@ -52,17 +83,13 @@ func jobKey(city, mech, cal string, level float64) string {
 
 // Plan makes one job per (city, mechanism, calibration, level), in that
 // nesting order.
-func (mechanismsKind) Plan(hp harness.Params) ([]harness.Job, error) {
-	p, ok := hp.(*params)
-	if !ok {
-		return nil, fmt.Errorf("mechanisms: params of type %T", hp)
-	}
-	var jobs []harness.Job
+func (def) Plan(p *params) ([]harness.Work[job], error) {
+	var jobs []harness.Work[job]
 	for _, c := range p.Cities {
 		for _, m := range p.Mechanisms {
 			for _, cal := range p.Calibrations {
 				for _, l := range p.levels(cal).Values() {
-					jobs = append(jobs, harness.Job{Key: jobKey(c, m, cal, l), Arg: job{p: p, city: c, mech: m, calibration: cal, level: l}})
+					jobs = append(jobs, harness.Work[job]{Key: jobKey(c, m, cal, l), Job: job{p: p, city: c, mech: m, calibration: cal, level: l}})
 				}
 			}
 		}
@@ -72,11 +99,7 @@ func (mechanismsKind) Plan(hp harness.Params) ([]harness.Job, error) {
 
 // EstimateBytes bounds a job's memory by a few dense channels over the
 // widest output grid plus the EMD solver's arcs.
-func (mechanismsKind) EstimateBytes(hj harness.Job) int64 {
-	j, ok := hj.Arg.(job)
-	if !ok {
-		return 0
-	}
+func (def) EstimateBytes(j job) int64 {
 	ds, err := j.dataset()
 	if err != nil {
 		return 0
@@ -90,56 +113,41 @@ func (mechanismsKind) EstimateBytes(hj harness.Job) int64 {
 type setup struct {
 	m        mechanism.Mechanism
 	in, out  kernels.Grid
-	lpSolver string // "" unless the LP
+	lpSolver string // "" unless the mechanism solves an LP
 	lpRows   int
 	skip     string // non-empty: why the job cannot run
 }
 
-// newMechanism makes the mechanism called name as the parameters set it
-// up for city, with the LP solver it uses ("" for the others).
-func newMechanism(p *params, city, name string) (mechanism.Mechanism, string) {
-	switch name {
-	case "ba":
-		return mechanism.BA{Iterations: p.BAIterations}, ""
-	case "lap":
-		return mechanism.LAP{}, ""
-	case "rr":
-		return mechanism.RR{}, ""
-	case "planar-laplace":
-		pm := mechanism.UniformInCell
-		if p.PlanarPoint == "centre" {
-			pm = mechanism.CellCentre
-		}
-		return mechanism.PlanarLaplace{Point: pm}, ""
-	case "optimal":
-		solver := p.lpSolver()
-		opt := mechanism.Optimal{Spanner: p.LP.Spanner, Solver: solver}
-		if k := p.coarsen(city); k > 1 {
-			return mechanism.Coarsened{Base: opt, Factor: k}, solver
-		}
-		return opt, solver
+// newMechanism makes the mechanism of the registry entry e as the
+// parameters set it up for city: with the spec's options, and on blocks of
+// the grid where e asks for coarsening.
+func newMechanism(p *params, city string, e mechanism.Entry) mechanism.Mechanism {
+	m := e.New(p.options())
+	if k := p.coarsen(city); e.Coarsen && k > 1 {
+		m = mechanism.Coarsened{Base: m, Factor: k}
 	}
-	return nil, ""
+	return m
 }
 
 // build makes the mechanism of name for grid g.
 func build(p *params, city, name string, g kernels.Grid) setup {
 	s := setup{in: g, out: g}
-	s.m, s.lpSolver = newMechanism(p, city, name)
-	switch m := s.m.(type) {
-	case nil:
-		s.skip = fmt.Sprintf("unknown mechanism %q", name)
-	case mechanism.LAP:
+	e, err := p.reg.Lookup(name)
+	if err != nil {
+		s.skip = err.Error()
+		return s
+	}
+	s.m = newMechanism(p, city, e)
+	if e.WideOutput {
 		s.out = g.Widen(p.LapWiden)
-	case mechanism.Optimal, mechanism.Coarsened:
-		lpGrid := g
-		if c, ok := m.(mechanism.Coarsened); ok {
-			lpGrid = c.Coarse(g)
-		}
-		_, s.lpRows = mechanism.Optimal{Spanner: p.LP.Spanner}.Size(lpGrid, lpGrid)
-		if limit := p.lpLimit(s.lpSolver); s.lpRows > limit {
-			s.skip = fmt.Sprintf("LP on the %v grid has %d constraints, above the limit %d for solver %s (params.lp.max_constraints, params.lp.coarsen; build with -tags glpk for the sparse solver)",
-				lpGrid, s.lpRows, limit, s.lpSolver)
+	}
+	if lp, ok := s.m.(mechanism.LP); ok {
+		if size := lp.LPSize(s.in, s.out); size.Constraints > 0 {
+			s.lpSolver, s.lpRows = size.Solver, size.Constraints
+			if limit := p.lpLimit(s.lpSolver); s.lpRows > limit {
+				s.skip = fmt.Sprintf("LP on the %v grid has %d constraints, above the limit %d for solver %s (params.lp.max_constraints, params.lp.coarsen; build with -tags glpk for the sparse solver)",
+					size.Grid, s.lpRows, limit, s.lpSolver)
+			}
 		}
 	}
 	return s
@@ -151,22 +159,16 @@ var frontierHeader = []string{"city", "mechanism", "calibration", "level", "para
 var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "parameter_name", "parameter", "value",
 	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
 
-func (mechanismsKind) Run(ctx context.Context, hj harness.Job, rng *rand.Rand) ([]harness.Table, error) {
-	j, ok := hj.Arg.(job)
-	if !ok {
-		return nil, fmt.Errorf("mechanisms job %s: argument of type %T", hj.Key, hj.Arg)
-	}
+func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
 	p := j.p
 	ds, err := j.dataset()
 	if err != nil {
 		return nil, err
 	}
-	g, prior := ds.Grid, ds.Prior()
-	s := build(p, j.city, j.mech, g)
-	frontier := harness.Table{Name: "frontier", Header: frontierHeader}
-	cal := harness.Table{Name: "calibration", Header: calibrationHeader}
-	name := j.mech
-	paramName := ""
+	s := build(p, j.city, j.mech, ds.Grid)
+	frontier := harness.NewTable("frontier", frontierHeader...)
+	cal := harness.NewTable("calibration", calibrationHeader...)
+	name, paramName := j.mech, ""
 	if s.m != nil {
 		name, paramName = s.m.Info().Name, s.m.Info().Param
 	}
@@ -175,28 +177,16 @@ func (mechanismsKind) Run(ctx context.Context, hj harness.Job, rng *rand.Rand) (
 		if s.lpSolver != "" {
 			lpRows = fmt.Sprint(s.lpRows)
 		}
-		cal.Rows = append(cal.Rows, []string{j.city, name, j.calibration, ff(j.level), paramName, ff(param), ff(value),
-			fmt.Sprint(evals), status, s.in.String(), s.out.String(), s.lpSolver, lpRows})
+		cal.Add(j.city, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
 	}
 	if s.skip != "" {
 		calRow(math.NaN(), math.NaN(), 0, "skipped: "+s.skip)
-		return []harness.Table{frontier, cal}, nil
+		return []harness.Table{*frontier, *cal}, nil
 	}
-	target, err := mechanism.ParseTarget(j.calibration)
-	if err != nil {
-		return nil, err
-	}
-	method, err := mechanism.ParseMethod(p.CalibrationMethod)
-	if err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	res, err := mechanism.Calibrate(s.m, s.in, s.out, prior, target, j.level, mechanism.CalibrateOptions{RelTol: p.CalibrationTol, Method: method, AcceptJump: true})
+	res, err := calibrate(ctx, j, s, ds.Prior())
 	if errors.Is(err, mechanism.ErrOutOfReach) {
 		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
-		return []harness.Table{frontier, cal}, nil
+		return []harness.Table{*frontier, *cal}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -209,31 +199,56 @@ func (mechanismsKind) Run(ctx context.Context, hj harness.Job, rng *rand.Rand) (
 		status = "jump"
 	}
 	calRow(res.Param, res.Value, res.Evals, status)
-	ch := res.Channel
-	met, err := mechanism.MeasureOf(s.m, res.Param, prior, ch)
+	if err := measure(ctx, j, ds, s, res, rng, frontier); err != nil {
+		return nil, err
+	}
+	return []harness.Table{*frontier, *cal}, nil
+}
+
+// calibrate finds the mechanism's parameter at the job's level.
+func calibrate(ctx context.Context, j job, s setup, prior []float64) (*mechanism.Calibration, error) {
+	target, err := mechanism.ParseTarget(j.calibration)
 	if err != nil {
 		return nil, err
+	}
+	method, err := mechanism.ParseMethod(j.p.CalibrationMethod)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return mechanism.Calibrate(s.m, s.in, s.out, prior, target, j.level,
+		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true})
+}
+
+// measure adds the calibrated channel's frontier rows: its metrics, the
+// identification of A, and the utility of every simulation.
+func measure(ctx context.Context, j job, ds *datasets.Dataset, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
+	p, prior, ch := j.p, ds.Prior(), res.Channel
+	met, err := mechanism.MeasureOf(s.m, res.Param, prior, ch)
+	if err != nil {
+		return err
 	}
 	idPost, idMAP := math.NaN(), math.NaN()
 	if a, ok := p.A[j.city]; ok {
 		if idPost, idMAP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	for sim := 0; sim < p.Sims; sim++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		r := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		emd, err := utility(r, ds, prior, ch, p.IBUIterations)
 		if err != nil {
-			return nil, fmt.Errorf("%s sim %d: %w", name, sim, err)
+			return fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
-		frontier.Rows = append(frontier.Rows, []string{j.city, name, j.calibration, ff(j.level), ff(res.Param), ff(emd),
-			ff(met.AvgDistortion), ff(met.MutualInformation), ff(met.TightEps), ff(met.BayesError), ff(idPost),
-			fmt.Sprint(sim), ff(idMAP)})
+		frontier.Add(j.city, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
+			met.TightEps, met.BayesError, idPost, sim, idMAP)
 	}
-	return []harness.Table{frontier, cal}, nil
+	return nil
 }
 
 // identification measures A on the island prior. Prior-dependent
@@ -244,11 +259,7 @@ func identification(p *params, ds *datasets.Dataset, s setup, a []int, param flo
 	if idx < 0 {
 		return 0, 0, fmt.Errorf("params.a.%s = %v lies outside the grid %v", ds.Name, a, ds.Grid)
 	}
-	opt := datasets.IslandOptions{Row: a[0], Col: a[1], Radius: p.Island.Radius, Mode: p.Island.Mode}
-	if p.Island.Mode == datasets.SetMass {
-		opt.Mass = p.Island.AMass
-	}
-	island, err := datasets.Island(ds.Grid, ds.Prior(), opt)
+	island, err := datasets.Island(ds.Grid, ds.Prior(), p.Island.Options(a[0], a[1]))
 	if err != nil {
 		return 0, 0, fmt.Errorf("island prior of %s: %w", ds.Name, err)
 	}
@@ -288,14 +299,4 @@ func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernels.Ch
 		return 0, fmt.Errorf("EMD: %w", err)
 	}
 	return d, nil
-}
-
-func ff(v float64) string { return harness.FormatFloat(v) }
-
-// shortStatus keeps the first clause of a status for prose.
-func shortStatus(s string) string {
-	if i := strings.Index(s, ": "); i >= 0 {
-		return s[:i]
-	}
-	return s
 }

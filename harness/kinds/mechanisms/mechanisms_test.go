@@ -1,8 +1,7 @@
-package compare
+package mechanisms
 
 import (
 	"context"
-	"encoding/csv"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -14,6 +13,7 @@ import (
 	"privic/datasets"
 	"privic/harness"
 	"privic/kernels"
+	"privic/kernels/mechanism"
 )
 
 // toy is a small uneven data set on a 4x5 grid (a few empty cells, like a
@@ -28,8 +28,18 @@ func toy() *datasets.Dataset {
 	return &datasets.Dataset{Name: "toy", Grid: g, Counts: counts, N: n}
 }
 
-func toyParams() *params {
-	p := defaultParams()
+// builtin is the registry of the mechanism package's own mechanisms.
+func builtin(t testing.TB) *mechanism.Registry {
+	t.Helper()
+	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+func toyParams(t testing.TB) *params {
+	p := defaultParams(builtin(t))
 	p.Cities = []string{"paris"}
 	p.Sims = 2
 	p.LP = lpParams{Solver: "gonum", Spanner: 1, Coarsen: map[string]int{"paris": 2}}
@@ -61,7 +71,7 @@ func fcol(t *testing.T, tb harness.Table, row []string, name string) float64 {
 func runJob(t *testing.T, p *params, mech, cal string, level float64) (frontier, calib harness.Table) {
 	t.Helper()
 	j := job{p: p, city: "paris", mech: mech, calibration: cal, level: level, data: toy()}
-	ts, err := mechanismsKind{}.Run(context.Background(), harness.Job{Key: jobKey("paris", mech, cal, level), Arg: j}, rand.New(rand.NewPCG(1, 2)))
+	ts, err := def{p.reg}.Run(context.Background(), j, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatalf("%s %s %v: %v", mech, cal, level, err)
 	}
@@ -76,10 +86,10 @@ func TestRunHitsEveryFooting(t *testing.T) {
 	// by Measure on the calibrated channel) must show the level reached,
 	// the identification values must be probabilities, and each simulation
 	// must give a positive finite EMD.
-	p := toyParams()
+	p := toyParams(t)
 	levels := map[string]float64{"eps": 0.8, "distortion": 1.2, "mi": 0.6}
 	column := map[string]string{"eps": "tight_epsilon", "distortion": "avg_distortion", "mi": "mutual_information"}
-	for _, m := range knownMechanisms {
+	for _, m := range p.reg.Names() {
 		for _, cal := range []string{"eps", "distortion", "mi"} {
 			fr, cb := runJob(t, p, m, cal, levels[cal])
 			if len(cb.Rows) != 1 {
@@ -113,21 +123,21 @@ func TestRunHitsEveryFooting(t *testing.T) {
 }
 
 func TestRunRecordsSkipsAndUnreachableLevels(t *testing.T) {
-	p := toyParams()
+	p := toyParams(t)
 	p.LP.MaxConstraints = 10
 	fr, cb := runJob(t, p, "optimal", "eps", 1)
 	if len(fr.Rows) != 0 || !strings.HasPrefix(col(t, cb, cb.Rows[0], "status"), "skipped: ") {
 		t.Errorf("LP above max_constraints: %d rows, status %q", len(fr.Rows), col(t, cb, cb.Rows[0], "status"))
 	}
 	// Randomized response cannot leak more than the prior's entropy.
-	fr, cb = runJob(t, toyParams(), "rr", "mi", 50)
+	fr, cb = runJob(t, toyParams(t), "rr", "mi", 50)
 	if len(fr.Rows) != 0 || !strings.HasPrefix(col(t, cb, cb.Rows[0], "status"), "out of reach: ") {
 		t.Errorf("MI 50 nats: %d rows, status %q", len(fr.Rows), col(t, cb, cb.Rows[0], "status"))
 	}
 }
 
 func TestRunIsDeterministic(t *testing.T) {
-	p := toyParams()
+	p := toyParams(t)
 	a, _ := runJob(t, p, "planar-laplace", "distortion", 1)
 	b, _ := runJob(t, p, "planar-laplace", "distortion", 1)
 	for i := range a.Rows {
@@ -138,11 +148,11 @@ func TestRunIsDeterministic(t *testing.T) {
 }
 
 func TestPlanAndValidate(t *testing.T) {
-	p := defaultParams()
+	p := defaultParams(builtin(t))
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	jobs, err := mechanismsKind{}.Plan(p)
+	jobs, err := def{p.reg}.Plan(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +184,7 @@ func TestPlanAndValidate(t *testing.T) {
 		func(p *params) { p.Island.AMass = 1 },
 	}
 	for i, f := range bad {
-		q := defaultParams()
+		q := defaultParams(builtin(t))
 		f(q)
 		if err := q.Validate(); err == nil {
 			t.Errorf("bad params %d accepted", i)
@@ -186,7 +196,7 @@ func TestFinishRanksAndDraws(t *testing.T) {
 	// Run three mechanisms at two eps levels on the toy data, store the
 	// job tables as the harness would, and check that Finish's winners are
 	// the mechanisms of least mean EMD recomputed here from frontier.csv.
-	p := toyParams()
+	p := toyParams(t)
 	p.Mechanisms = []string{"ba", "lap", "rr"}
 	p.Calibrations = []string{"eps"}
 	p.Eps = harness.SweepOf(0.5, 2)
@@ -201,24 +211,16 @@ func TestFinishRanksAndDraws(t *testing.T) {
 			cb.Rows = append(cb.Rows, c.Rows...)
 		}
 	}
-	for _, tb := range []harness.Table{fr, cb} {
-		f, err := os.Create(filepath.Join(dir, tb.Name+".csv"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		w := csv.NewWriter(f)
-		w.Write(tb.Header)
-		w.WriteAll(tb.Rows)
-		f.Close()
-	}
+	writeTables(t, dir, fr, cb)
 	out, err := harness.NewOutput(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := (mechanismsKind{}).Finish(context.Background(), p, out); err != nil {
+	sec, err := (def{p.reg}).Finish(context.Background(), p, out)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"frontier_summary.csv", "winners.csv", "mechanisms.csv", "skipped.csv", "frontier-paris.png", "frontier-paris.svg", "section.md"} {
+	for _, f := range []string{"frontier_summary.csv", "winners.csv", "mechanisms.csv", "frontier-paris.png", "frontier-paris.svg"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}
@@ -251,8 +253,7 @@ func TestFinishRanksAndDraws(t *testing.T) {
 	if checked != 2 {
 		t.Errorf("%d EMD rankings, want 2", checked)
 	}
-	md, _ := os.ReadFile(filepath.Join(dir, "section.md"))
-	if !strings.Contains(string(md), "frontier-paris.png") {
-		t.Error("section.md does not show the figure")
+	if !strings.Contains(sec.Markdown, "frontier-paris.png") {
+		t.Error("the section does not show the figure")
 	}
 }

@@ -1,13 +1,13 @@
-package compare
+package mechanisms
 
 import (
 	"fmt"
 	"math"
-	"slices"
-	"sort"
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/island"
+	"privic/harness/kinds/internal/param"
 	"privic/kernels/mechanism"
 )
 
@@ -16,7 +16,7 @@ type params struct {
 	// Cities are the data sets.
 	Cities []string           `toml:"cities"`
 	Rows   datasets.RowPolicy `toml:"rows"`
-	// Mechanisms are compared: ba, lap, rr, planar-laplace, optimal.
+	// Mechanisms are compared; allowed: the names of the registry.
 	Mechanisms []string `toml:"mechanisms"`
 	// Calibrations are the footings: eps, distortion, mi.
 	Calibrations []string `toml:"calibrations"`
@@ -30,7 +30,8 @@ type params struct {
 	Sims          int `toml:"sims"`
 	IBUIterations int `toml:"ibu_iterations"`
 	BAIterations  int `toml:"ba_iterations"`
-	// LapWiden widens LAP's output grid (reference code: 5).
+	// LapWiden widens the output grid of the mechanisms whose reports may
+	// leave the input grid (LAP; reference code: 5).
 	LapWiden int `toml:"lap_widen"`
 	// PlanarPoint: the true point of the planar Laplace mechanism is
 	// "uniform" in its cell or at its "centre".
@@ -39,13 +40,17 @@ type params struct {
 	CalibrationTol float64 `toml:"calibration_tol"`
 	// CalibrationMethod is "bisection" or "illinois".
 	CalibrationMethod string `toml:"calibration_method"`
-	// LP configures the optimal mechanism.
+	// LP configures the mechanisms solved as linear programs.
 	LP lpParams `toml:"lp"`
 	// A maps a city to its vulnerable cell [row, col]; cities without an
-	// entry get no identification figures.
+	// entry get no identification figures. Default: the place A of every
+	// city that has one.
 	A map[string][]int `toml:"a"`
 	// Island is the island prior around A for identification.
-	Island islandParams `toml:"island"`
+	Island island.Params `toml:"island"`
+
+	// reg is the mechanism registry the names come from (not a key).
+	reg *mechanism.Registry
 }
 
 // lpParams is [params.lp].
@@ -54,29 +59,25 @@ type lpParams struct {
 	Solver string `toml:"solver"`
 	// Spanner: 0 all pairs, k >= 1 the spanner of mechanism.Optimal.
 	Spanner int `toml:"spanner"`
-	// Coarsen maps a city to the block size the LP is solved on (1: the
-	// full grid); missing cities use 1.
+	// Coarsen maps a city to the block size the costly mechanisms are
+	// solved on (1: the full grid); missing cities use 1.
 	Coarsen map[string]int `toml:"coarsen"`
 	// MaxConstraints skips LPs with more constraints (0: 1000 for gonum,
 	// 200000 for glpk).
 	MaxConstraints int `toml:"max_constraints"`
 }
 
-// islandParams is [params.island] (as in the paper kinds).
-type islandParams struct {
-	Mode   datasets.IslandMode `toml:"mode"`
-	AMass  float64             `toml:"a_mass"`
-	Radius int                 `toml:"radius"`
-}
-
-// knownMechanisms are the names accepted in params.mechanisms.
-var knownMechanisms = []string{"ba", "lap", "rr", "planar-laplace", "optimal"}
-
-func defaultParams() *params {
+func defaultParams(reg *mechanism.Registry) *params {
+	a := map[string][]int{}
+	for _, c := range datasets.Cities() {
+		if pl, ok := c.Place("A"); ok {
+			a[c.Name] = []int{pl.Row, pl.Col}
+		}
+	}
 	return &params{
 		Cities:            []string{"paris", "sf"},
 		Rows:              datasets.HeaderQuirk,
-		Mechanisms:        slices.Clone(knownMechanisms),
+		Mechanisms:        reg.Names(),
 		Calibrations:      mechanism.Targets(),
 		Eps:               harness.SweepOf(0.5, 1, 2, 4),
 		Distortion:        harness.SweepOf(0.5, 1, 2),
@@ -89,42 +90,77 @@ func defaultParams() *params {
 		CalibrationTol:    mechanism.DefaultRelTol,
 		CalibrationMethod: "illinois",
 		LP:                lpParams{Solver: "auto", Spanner: 1, Coarsen: map[string]int{"paris": 3, "sf": 4}},
-		A:                 map[string][]int{"paris": {datasets.ARow, datasets.ACol}},
-		Island:            islandParams{Mode: datasets.SetMass, AMass: 0.01, Radius: 2},
+		A:                 a,
+		Island:            island.Default(),
+		reg:               reg,
 	}
 }
 
+// distinct checks a non-empty list of distinct allowed values.
 func distinct(key string, vals []string, allowed []string) error {
 	if len(vals) == 0 {
-		return fmt.Errorf("params.%s: empty; give at least one of %s", key, quoteJoin(allowed))
+		return fmt.Errorf("params.%s: empty; give at least one of %s", key, harness.QuoteJoin(allowed))
 	}
-	seen := map[string]bool{}
 	for i, v := range vals {
-		if allowed != nil && !slices.Contains(allowed, v) {
-			return fmt.Errorf("params.%s[%d] = %q: allowed values are %s", key, i, v, quoteJoin(allowed))
+		if err := harness.OneOf(fmt.Sprintf("%s[%d]", key, i), v, allowed...); err != nil {
+			return err
 		}
-		if seen[v] {
-			return fmt.Errorf("params.%s[%d] = %q: duplicate", key, i, v)
+		for _, w := range vals[:i] {
+			if w == v {
+				return fmt.Errorf("params.%s[%d] = %q: duplicate", key, i, v)
+			}
 		}
-		seen[v] = true
 	}
 	return nil
 }
 
-// quoteJoin is the shared spelling of a list of allowed values.
-func quoteJoin(s []string) string { return harness.QuoteJoin(s) }
-
 // Validate implements harness.Params.
 func (p *params) Validate() error {
-	if err := distinct("cities", p.Cities, datasets.CityNames()); err != nil {
+	if err := param.Cities("cities", p.Cities); err != nil {
 		return err
 	}
-	if err := distinct("mechanisms", p.Mechanisms, knownMechanisms); err != nil {
+	if err := distinct("mechanisms", p.Mechanisms, p.reg.Names()); err != nil {
 		return err
 	}
 	if err := distinct("calibrations", p.Calibrations, mechanism.Targets()); err != nil {
 		return err
 	}
+	if err := p.validateLevels(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		key    string
+		v, max int
+	}{{"sims", p.Sims, 10000}, {"ibu_iterations", p.IBUIterations, 100000}, {"ba_iterations", p.BAIterations, 100000}} {
+		if err := harness.IntIn(c.key, c.v, 1, c.max); err != nil {
+			return err
+		}
+	}
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
+	}
+	if err := harness.OneOf("planar_point", p.PlanarPoint, "uniform", "centre"); err != nil {
+		return err
+	}
+	if !(p.CalibrationTol >= 1e-12 && p.CalibrationTol <= 0.1) {
+		return fmt.Errorf("params.calibration_tol = %v: must lie in [1e-12, 0.1]", p.CalibrationTol)
+	}
+	if err := harness.OneOf("calibration_method", p.CalibrationMethod, "bisection", "illinois"); err != nil {
+		return err
+	}
+	if err := p.validateLP(); err != nil {
+		return err
+	}
+	if err := param.PerCity("a", p.A, func(key, city string, a []int) error {
+		cell := param.Cell(a)
+		return cell.Resolve(key, city, "A", p.Rows)
+	}); err != nil {
+		return err
+	}
+	return p.Island.Validate("island")
+}
+
+func (p *params) validateLevels() error {
 	positive := func(v float64) bool { return v > 0 && !math.IsInf(v, 0) }
 	for _, c := range p.Calibrations {
 		s := p.levels(c)
@@ -135,71 +171,21 @@ func (p *params) Validate() error {
 			return err
 		}
 	}
-	if err := harness.IntIn("sims", p.Sims, 1, 10000); err != nil {
+	return nil
+}
+
+func (p *params) validateLP() error {
+	if err := harness.OneOf("lp.solver", p.LP.Solver, "auto", mechanism.SolverGonum, mechanism.SolverGLPK); err != nil {
 		return err
-	}
-	if err := harness.IntIn("ibu_iterations", p.IBUIterations, 1, 100000); err != nil {
-		return err
-	}
-	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
-		return err
-	}
-	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
-		return err
-	}
-	if p.PlanarPoint != "uniform" && p.PlanarPoint != "centre" {
-		return fmt.Errorf("params.planar_point = %q: allowed values are \"uniform\", \"centre\"", p.PlanarPoint)
-	}
-	if !(p.CalibrationTol >= 1e-12 && p.CalibrationTol <= 0.1) {
-		return fmt.Errorf("params.calibration_tol = %v: must lie in [1e-12, 0.1]", p.CalibrationTol)
-	}
-	if _, err := mechanism.ParseMethod(p.CalibrationMethod); err != nil {
-		return fmt.Errorf("params.calibration_method = %q: allowed values are \"bisection\", \"illinois\"", p.CalibrationMethod)
-	}
-	switch p.LP.Solver {
-	case "auto", mechanism.SolverGonum, mechanism.SolverGLPK:
-	default:
-		return fmt.Errorf("params.lp.solver = %q: allowed values are \"auto\", \"gonum\", \"glpk\"", p.LP.Solver)
 	}
 	if err := harness.IntIn("lp.spanner", p.LP.Spanner, 0, 10); err != nil {
 		return err
 	}
-	for _, c := range sortedKeys(p.LP.Coarsen) {
-		if _, err := datasets.Lookup(c); err != nil {
-			return fmt.Errorf("params.lp.coarsen.%s: %w", c, err)
-		}
-		if err := harness.IntIn("lp.coarsen."+c, p.LP.Coarsen[c], 1, 100); err != nil {
-			return err
-		}
+	if err := param.PerCity("lp.coarsen", p.LP.Coarsen, param.IntsIn(1, 100)); err != nil {
+		return err
 	}
 	if p.LP.MaxConstraints < 0 {
 		return fmt.Errorf("params.lp.max_constraints = %d: must be >= 0", p.LP.MaxConstraints)
-	}
-	for _, c := range sortedKeys(p.A) {
-		if _, err := datasets.Lookup(c); err != nil {
-			return fmt.Errorf("params.a.%s: %w", c, err)
-		}
-		a := p.A[c]
-		if len(a) != 2 || a[0] < 0 || a[1] < 0 {
-			return fmt.Errorf("params.a.%s = %v: want [row, col] with row, col >= 0", c, a)
-		}
-		// Refuse a cell outside the city's grid now, not in the first job.
-		ds, err := datasets.Load(c, datasets.LoadOptions{Rows: p.Rows})
-		if err != nil {
-			return fmt.Errorf("params.a.%s: %w", c, err)
-		}
-		if ds.Grid.IndexOf(a[0], a[1]) < 0 {
-			return fmt.Errorf("params.a.%s = %v lies outside the %v grid", c, a, ds.Grid)
-		}
-	}
-	if p.Island.Mode != datasets.SetMass && p.Island.Mode != datasets.MoveMass {
-		return fmt.Errorf("params.island.mode: allowed values are \"set\", \"move\"")
-	}
-	if p.Island.Mode == datasets.SetMass && !(p.Island.AMass > 0 && p.Island.AMass < 1) {
-		return fmt.Errorf("params.island.a_mass = %v: must lie in (0, 1)", p.Island.AMass)
-	}
-	if err := harness.IntIn("island.radius", p.Island.Radius, 0, 1000); err != nil {
-		return err
 	}
 	return nil
 }
@@ -252,11 +238,11 @@ func (p *params) coarsen(city string) int {
 	return 1
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
+// options are the mechanisms' settings from the params.
+func (p *params) options() mechanism.Options {
+	pm := mechanism.UniformInCell
+	if p.PlanarPoint == "centre" {
+		pm = mechanism.CellCentre
 	}
-	sort.Strings(keys)
-	return keys
+	return mechanism.Options{BAIterations: p.BAIterations, PlanarPoint: pm, LPSolver: p.lpSolver(), LPSpanner: p.LP.Spanner}
 }

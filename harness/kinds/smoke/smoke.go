@@ -1,26 +1,22 @@
 // Package smoke provides the "smoke" experiment kind: a Monte Carlo
 // estimate of pi that exercises the whole pipeline (spec, plan, parallel
-// jobs, store, merge, Finish) in well under a second, with an answer
-// known in closed form. experiments/smoke.toml runs it.
+// jobs, store, merge, Finish, report) in well under a second, with an
+// answer known in closed form. experiments/smoke.toml runs it.
 package smoke
 
 import (
 	"context"
+	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/rand/v2"
-	"strconv"
 
 	"privic/harness"
 )
 
-// Kinds returns the kinds of this package.
-func Kinds() []harness.Kind { return []harness.Kind{Kind{}} }
-
-// Kind is the smoke kind.
-type Kind struct{}
+// Kind returns the smoke kind.
+func Kind() harness.Kind { return harness.Typed[*Params, job](def{}) }
 
 // Params are the smoke kind's parameters.
 type Params struct {
@@ -42,30 +38,28 @@ func (p *Params) Validate() error {
 	}); err != nil {
 		return err
 	}
-	if p.Reps < 2 || p.Reps > 1000 {
-		return fmt.Errorf("params.reps = %d: reps must be in [2, 1000]", p.Reps)
-	}
-	return nil
+	return harness.IntIn("reps", p.Reps, 2, 1000)
 }
 
-func (Kind) Name() string { return "smoke" }
-func (Kind) Describe() string {
-	return "Monte Carlo estimate of pi: checks the harness end to end in under a second"
-}
-func (Kind) Outputs() []string { return []string{"estimates.csv", "summary.csv", "summary.md"} }
-func (Kind) NewParams() harness.Params {
-	return &Params{Samples: harness.SweepOf(1000, 100000), Reps: 8}
-}
+type def struct{}
 
 type job struct{ samples, rep int }
 
-func (Kind) Plan(ps harness.Params) ([]harness.Job, error) {
-	p := ps.(*Params)
-	var jobs []harness.Job
+func (def) Name() string { return "smoke" }
+func (def) Describe() string {
+	return "Monte Carlo estimate of pi: checks the harness end to end in under a second"
+}
+func (def) Outputs() []string { return []string{"estimates.csv", "summary.csv", "section.md"} }
+func (def) NewParams() *Params {
+	return &Params{Samples: harness.SweepOf(1000, 100000), Reps: 8}
+}
+
+func (def) Plan(p *Params) ([]harness.Work[job], error) {
+	var jobs []harness.Work[job]
 	for _, s := range p.Samples.Values() {
 		for r := range p.Reps {
 			n := int(s)
-			jobs = append(jobs, harness.Job{Key: fmt.Sprintf("samples=%d/rep=%d", n, r), Arg: job{n, r}})
+			jobs = append(jobs, harness.Work[job]{Key: fmt.Sprintf("samples=%d/rep=%d", n, r), Job: job{n, r}})
 		}
 	}
 	return jobs, nil
@@ -73,10 +67,9 @@ func (Kind) Plan(ps harness.Params) ([]harness.Job, error) {
 
 // EstimateBytes implements harness.MemoryEstimator: the job streams its
 // points, so its memory does not grow with samples.
-func (Kind) EstimateBytes(harness.Job) int64 { return 1 << 10 }
+func (def) EstimateBytes(job) int64 { return 1 << 10 }
 
-func (Kind) Run(ctx context.Context, j harness.Job, rng *rand.Rand) ([]harness.Table, error) {
-	a := j.Arg.(job)
+func (def) Run(ctx context.Context, a job, rng *rand.Rand) ([]harness.Table, error) {
 	inside := 0
 	for i := range a.samples {
 		if i%(1<<16) == 0 && ctx.Err() != nil {
@@ -88,63 +81,61 @@ func (Kind) Run(ctx context.Context, j harness.Job, rng *rand.Rand) ([]harness.T
 		}
 	}
 	est := 4 * float64(inside) / float64(a.samples)
-	return []harness.Table{{
-		Name:   "estimates",
-		Header: []string{"samples", "rep", "estimate", "abs_error"},
-		Rows:   [][]string{{strconv.Itoa(a.samples), strconv.Itoa(a.rep), harness.FormatFloat(est), harness.FormatFloat(math.Abs(est - math.Pi))}},
-	}}, nil
+	t := harness.NewTable("estimates", "samples", "rep", "estimate", "abs_error")
+	t.Add(a.samples, a.rep, est, math.Abs(est-math.Pi))
+	return []harness.Table{*t}, nil
+}
+
+//go:embed section.md.tmpl
+var templates embed.FS
+
+// summaryRow is one sample size of the summary.
+type summaryRow struct {
+	Samples            int
+	Reps               int
+	Mean, SD, Binomial float64
 }
 
 // Finish writes summary.csv (per sample size: mean, sd, and the sd the
-// binomial model predicts, 4*sqrt(q(1-q)/n) with q = pi/4) and a
-// Markdown version.
-func (Kind) Finish(ctx context.Context, ps harness.Params, out *harness.Output) error {
+// binomial model predicts, 4*sqrt(q(1-q)/n) with q = pi/4) and a section
+// with the same numbers.
+func (def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harness.Section, error) {
 	t, err := out.ReadTable("estimates")
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
-	type acc struct{ vals []float64 }
-	var order []string
-	by := map[string]*acc{}
-	for _, row := range t.Rows {
-		v, err := harness.ParseFloat(row[2])
-		if err != nil {
-			return fmt.Errorf("estimates.csv: %w", err)
-		}
-		if by[row[0]] == nil {
-			by[row[0]] = &acc{}
-			order = append(order, row[0])
-		}
-		by[row[0]].vals = append(by[row[0]].vals, v)
+	rd, err := t.Reader("samples", "estimate")
+	if err != nil {
+		return harness.Section{}, err
 	}
-	sum := harness.Table{Name: "summary", Header: []string{"samples", "reps", "mean", "sd", "sd_binomial", "pi"}}
+	var order []int
+	by := map[int][]float64{}
+	for i := range t.Rows {
+		n, v := rd.Int(i, "samples"), rd.Float(i, "estimate")
+		if _, ok := by[n]; !ok {
+			order = append(order, n)
+		}
+		by[n] = append(by[n], v)
+	}
+	if err := rd.Err(); err != nil {
+		return harness.Section{}, err
+	}
+	sum := harness.NewTable("summary", "samples", "reps", "mean", "sd", "sd_binomial", "pi")
+	var rows []summaryRow
 	for _, n := range order {
-		vals := by[n].vals
-		mean, sd := meanSD(vals)
-		ns, _ := strconv.Atoi(n)
+		mean, sd, reps := harness.MeanSD(by[n])
 		q := math.Pi / 4
-		model := 4 * math.Sqrt(q*(1-q)/float64(ns))
-		sum.Rows = append(sum.Rows, []string{n, strconv.Itoa(len(vals)), harness.FormatFloat(mean), harness.FormatFloat(sd), harness.FormatFloat(model), harness.FormatFloat(math.Pi)})
+		model := 4 * math.Sqrt(q*(1-q)/float64(n))
+		sum.Add(n, reps, mean, sd, model, math.Pi)
+		rows = append(rows, summaryRow{n, reps, mean, sd, model})
 	}
-	if err := out.WriteTable(sum); err != nil {
-		return err
+	if err := out.WriteTable(*sum); err != nil {
+		return harness.Section{}, err
 	}
-	return out.Create("summary.md", func(w io.Writer) error {
-		fmt.Fprintf(w, "# smoke: Monte Carlo estimate of pi\n\n| samples | reps | mean | sd | sd (binomial model) |\n|---:|---:|---:|---:|---:|\n")
-		for _, r := range sum.Rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", r[0], r[1], r[2], r[3], r[4])
-		}
-		return nil
-	})
-}
-
-func meanSD(v []float64) (mean, sd float64) {
-	for _, x := range v {
-		mean += x
+	tmpl, err := harness.Templates(templates, nil, "section.md.tmpl")
+	if err != nil {
+		return harness.Section{}, err
 	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		sd += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(sd / float64(len(v)-1))
+	md, err := harness.Render(tmpl, "section.md.tmpl", rows)
+	return harness.Section{Markdown: md}, err
 }

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"privic/harness"
-	"privic/harness/smoke"
+	"privic/harness/kinds/smoke"
 )
 
 // TestSmokeEstimatesPi runs the kind through the harness and checks the
@@ -19,7 +19,7 @@ import (
 // fails only if the sampling or the pipeline is wrong (p < 1e-6).
 func TestSmokeEstimatesPi(t *testing.T) {
 	dir := t.TempDir()
-	reg, err := harness.NewRegistry(smoke.Kinds()...)
+	reg, err := harness.NewRegistry(smoke.Kind())
 	if err != nil {
 		t.Fatal(err)
 	}

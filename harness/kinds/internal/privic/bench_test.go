@@ -1,4 +1,4 @@
-package incremental
+package privic
 
 import (
 	"context"
@@ -23,9 +23,9 @@ func benchPopulation(b *testing.B, city string) *population {
 	return pop
 }
 
-func paperConfig(p *protocol, city string, v variant, perCycle bool) simConfig {
+func paperConfig(p *Protocol, city string, v Variant, perCycle bool) simConfig {
 	return simConfig{
-		Beta: 1, Variant: v, Schedule: p.schedule(city), LaplaceEps: 2,
+		Beta: 1, Variant: v, Schedule: p.Schedule(city), LaplaceEps: 2,
 		PerCycle: perCycle, Population: true, Batch: true,
 		FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
 	}
@@ -34,11 +34,11 @@ func paperConfig(p *protocol, city string, v variant, perCycle bool) simConfig {
 // BenchmarkTrajectory is one privic-convergence job (one round of one
 // variant, both EMD references per cycle) at beta = 1.
 func BenchmarkTrajectory(b *testing.B) {
-	p := defaultProtocol(1, 1)
+	p := DefaultProtocol(1, 1)
 	for _, city := range []string{"paris", "sf"} {
-		for _, v := range []variant{paperVariant, referenceVariant} {
+		for _, v := range []Variant{PaperVariant(), ReferenceVariant()} {
 			for _, perCycle := range []bool{true, false} {
-				name := city + "/" + v.name()
+				name := city + "/" + v.Name()
 				if !perCycle {
 					name += "/final-only"
 				}
@@ -60,10 +60,10 @@ func BenchmarkTrajectory(b *testing.B) {
 // BenchmarkCycleSteps times the steps of one PRIVIC cycle (paper variant,
 // beta = 1, a mid-run estimate) so that the per-job cost can be split.
 func BenchmarkCycleSteps(b *testing.B) {
-	p := defaultProtocol(1, 1)
+	p := DefaultProtocol(1, 1)
 	for _, city := range []string{"paris", "sf"} {
 		pop := benchPopulation(b, city)
-		cfg := paperConfig(&p, city, paperVariant, true)
+		cfg := paperConfig(&p, city, PaperVariant(), true)
 		cfg.Schedule.Cycles = 4
 		cfg.trace = true
 		tr, err := simulate(context.Background(), rand.New(rand.NewPCG(3, 4)), pop, cfg)

@@ -1,19 +1,30 @@
-// Package incremental holds the experiment kinds of the PRIVIC method
-// itself (paper Sec. V): "privic-convergence" (EMD to the true PMF per
-// cycle, Fig. 7-9 and Tables III-IV) and "beta-sweep" (final EMD against
-// the loss parameter beta, Fig. 10).
+// Package privic simulates the PRIVIC method (paper Sec. V, Algorithm 1)
+// for the kinds "privic-convergence" and "beta-sweep": the protocol's
+// parameters, the simulation of its cycles, the job tables and their
+// reading back.
 //
-// Every choice where the paper's Algorithm 1 and its published reference
-// code differ (PROTOCOL.md, experiment 3) is a spec option: the first
-// mechanism (BA on the uniform prior, or LAP eps = 2), the IBU start
-// (previous estimate or uniform), mixing of successive estimates
-// (sample-size weighted or none), how batches are drawn (fresh iid samples
-// or a partition of the data) and the EMD reference (population or the
-// cycle's batch). One job simulates one trajectory (city, beta, variant,
-// round) and measures both EMD references on it; the final GIBU over all
-// batches and BA on its estimate (paper step 3) end every trajectory.
+// In each cycle PRIVIC builds a channel from the current estimate of the
+// population's distribution (BA on it), collects a batch of check-ins
+// obfuscated with that channel, and updates the estimate with IBU; at the
+// end GIBU over all batches gives the final estimate, and BA on it the
+// final channel (paper step 3). Every choice where the paper's Algorithm 1
+// and its published reference code differ is a spec option, the paper's
+// first:
 //
-// The paper's Tables III and IV are transcribed in paper.go; Finish sets
-// every variant's mean trajectory beside them and ranks the variants by
-// their distance to the paper.
-package incremental
+//   - first_mechanism: the first cycle obfuscates with BA on the uniform
+//     prior (paper), or with LAP at eps = 2 on the base grid (reference);
+//   - ibu_start: each IBU starts from the previous estimate (paper) or from
+//     uniform (reference);
+//   - mixing: the new estimate is the sample-size-weighted average of the
+//     IBU estimate and the previous one (paper), or the IBU estimate alone
+//     (reference);
+//   - batches: each cycle draws a fresh sample of check-ins with
+//     replacement (paper), or the next 10% of a random partition, which
+//     runs out after 10 cycles (reference);
+//   - emd_reference: the estimate is measured against the population's
+//     distribution (paper) or against the cycle's batch (reference).
+//
+// One job simulates the trajectories of several variants at one (city,
+// beta) for one or more rounds, and measures both EMD references on each
+// trajectory.
+package privic

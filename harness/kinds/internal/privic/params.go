@@ -1,80 +1,102 @@
-package incremental
+package privic
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 )
 
-// Values of the protocol options (PROTOCOL.md, experiment 3). The first
-// value of each list is the paper's choice, the second the reference
-// code's.
-var (
-	firstMechanisms = []string{"ba-uniform", "laplace"}
-	ibuStarts       = []string{"previous", "uniform"}
-	mixings         = []string{"weighted", "none"}
-	batchModes      = []string{"iid", "partition"}
-	emdReferences   = []string{"population", "batch"}
-	gibuStarts      = []string{"previous", "uniform"}
-)
+// The values of the protocol options. The first value of each list is
+// the paper's choice (Algorithm 1), the second the reference code's.
 
-// variant is one simulated PRIVIC protocol: the options that change the
+// FirstMechanisms: the first cycle obfuscates with BA on the uniform
+// prior, or with LAP (laplace_eps) on the base grid.
+func FirstMechanisms() []string { return []string{"ba-uniform", "laplace"} }
+
+// IBUStarts: each cycle's IBU starts from the previous estimate, or from
+// uniform.
+func IBUStarts() []string { return []string{"previous", "uniform"} }
+
+// Mixings: successive estimates are averaged weighted by sample size, or
+// not at all.
+func Mixings() []string { return []string{"weighted", "none"} }
+
+// BatchModes: each cycle's batch is a fresh sample with replacement, or
+// the next slice of a random partition of the check-ins.
+func BatchModes() []string { return []string{"iid", "partition"} }
+
+// EMDReferences: the estimate is measured against the population, or
+// against the cycle's own batch.
+func EMDReferences() []string { return []string{"population", "batch"} }
+
+func gibuStarts() []string { return []string{"previous", "uniform"} }
+
+// Variant is one simulated PRIVIC protocol: the options that change the
 // trajectory. The EMD reference does not change it, so both references
 // are measured on the same trajectory.
-type variant struct {
+type Variant struct {
 	FirstMechanism string `toml:"first_mechanism"`
 	IBUStart       string `toml:"ibu_start"`
 	Mixing         string `toml:"mixing"`
 	Batches        string `toml:"batches"`
 }
 
-// paperVariant and referenceVariant are Algorithm 1 of the paper and the
-// published reference code.
-var (
-	paperVariant     = variant{"ba-uniform", "previous", "weighted", "iid"}
-	referenceVariant = variant{"laplace", "uniform", "none", "partition"}
-)
+// PaperVariant is Algorithm 1 of the paper.
+func PaperVariant() Variant { return Variant{"ba-uniform", "previous", "weighted", "iid"} }
 
-// label is a compact name for legends and Markdown tables.
-func (v variant) label() string {
+// ReferenceVariant is the published reference code's protocol.
+func ReferenceVariant() Variant { return Variant{"laplace", "uniform", "none", "partition"} }
+
+// Label is a compact name for legends and Markdown tables.
+func (v Variant) Label() string {
 	return v.FirstMechanism + "/" + v.IBUStart + "/" + v.Mixing + "/" + v.Batches
 }
 
-// name says whether v is the paper's or the reference code's protocol.
-func (v variant) name() string {
+// Name says whether v is the paper's or the reference code's protocol
+// ("" for the others).
+func (v Variant) Name() string {
 	switch v {
-	case paperVariant:
+	case PaperVariant():
 		return "paper"
-	case referenceVariant:
+	case ReferenceVariant():
 		return "reference"
 	}
 	return ""
 }
 
-func (v variant) validate(key string) error {
+// Title is the label with the name in parentheses, if v has one.
+func (v Variant) Title() string {
+	if n := v.Name(); n != "" {
+		return v.Label() + " (" + n + ")"
+	}
+	return v.Label()
+}
+
+// Validate checks params.<key>.
+func (v Variant) Validate(key string) error {
 	for _, c := range []struct {
 		k, v    string
 		allowed []string
 	}{
-		{"first_mechanism", v.FirstMechanism, firstMechanisms},
-		{"ibu_start", v.IBUStart, ibuStarts},
-		{"mixing", v.Mixing, mixings},
-		{"batches", v.Batches, batchModes},
+		{"first_mechanism", v.FirstMechanism, FirstMechanisms()},
+		{"ibu_start", v.IBUStart, IBUStarts()},
+		{"mixing", v.Mixing, Mixings()},
+		{"batches", v.Batches, BatchModes()},
 	} {
-		if err := oneOf(key+"."+c.k, c.v, c.allowed); err != nil {
+		if err := harness.OneOf(key+"."+c.k, c.v, c.allowed...); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// protocol holds the settings shared by both kinds: data, schedule and
-// estimator settings. Per-city settings are maps keyed by city name so that
-// a spec can override one city and keep the other's default.
-type protocol struct {
+// Protocol holds the settings both PRIVIC kinds share: data, schedule and
+// estimator settings. Per-city settings are tables keyed by city name so
+// that a spec can override one city and keep the other's default.
+type Protocol struct {
 	Cities        []string           `toml:"cities"`
 	Rows          datasets.RowPolicy `toml:"rows"`
 	Beta          harness.Sweep      `toml:"beta"`
@@ -97,17 +119,17 @@ type protocol struct {
 	FinalBA       bool               `toml:"final_ba"`
 }
 
-// defaultProtocol is the paper's protocol: Paris 15 cycles of BA x 8 and
+// DefaultProtocol is the paper's protocol: Paris 15 cycles of BA x 8 and
 // IBU x 10, San Francisco 8 cycles of BA x 5 and IBU x 5, 5 rounds,
 // batches of 10% of the check-ins.
-func defaultProtocol(roundsPerJob int, betas ...float64) protocol {
-	return protocol{
+func DefaultProtocol(roundsPerJob int, betas ...float64) Protocol {
+	return Protocol{
 		RoundsPerJob:  roundsPerJob,
 		Cities:        []string{"paris", "sf"},
 		Rows:          datasets.HeaderQuirk,
 		Beta:          harness.SweepOf(betas...),
 		Rounds:        5,
-		EMDReference:  slices.Clone(emdReferences),
+		EMDReference:  EMDReferences(),
 		BatchFraction: 0.1,
 		BatchSize:     map[string]int{},
 		LaplaceEps:    2,
@@ -125,22 +147,10 @@ func defaultProtocol(roundsPerJob int, betas ...float64) protocol {
 	}
 }
 
-func (p *protocol) validate() error {
-	if len(p.Cities) == 0 {
-		return fmt.Errorf("params.cities: empty; give at least one of %s", quoteJoin(datasets.CityNames()))
-	}
-	seen := map[string]bool{}
-	for i, c := range p.Cities {
-		if _, err := datasets.Lookup(c); err != nil {
-			return fmt.Errorf("params.cities[%d]: %w", i, err)
-		}
-		if c != strings.ToLower(strings.TrimSpace(c)) {
-			return fmt.Errorf("params.cities[%d] = %q: write the city name in lower case", i, c)
-		}
-		if seen[c] {
-			return fmt.Errorf("params.cities[%d] = %q: duplicate city", i, c)
-		}
-		seen[c] = true
+// Validate checks the shared settings.
+func (p *Protocol) Validate() error {
+	if err := param.Cities("cities", p.Cities); err != nil {
+		return err
 	}
 	if _, err := p.Rows.MarshalText(); err != nil {
 		return fmt.Errorf("params.rows: %w", err)
@@ -151,29 +161,43 @@ func (p *protocol) validate() error {
 	if err := p.Beta.Check("params.beta", "beta must be finite and > 0", func(v float64) bool { return v > 0 }); err != nil {
 		return err
 	}
-	if p.Rounds < 1 || p.Rounds > 1000 {
-		return fmt.Errorf("params.rounds = %d: must be in 1..1000", p.Rounds)
+	if err := harness.IntIn("rounds", p.Rounds, 1, 1000); err != nil {
+		return err
 	}
-	if p.RoundsPerJob < 1 || p.RoundsPerJob > p.Rounds {
-		return fmt.Errorf("params.rounds_per_job = %d: must be in 1..rounds (%d)", p.RoundsPerJob, p.Rounds)
+	if err := harness.IntIn("rounds_per_job", p.RoundsPerJob, 1, p.Rounds); err != nil {
+		return err
 	}
-	if err := listOf("emd_reference", p.EMDReference, emdReferences); err != nil {
+	if err := ListOf("emd_reference", p.EMDReference, EMDReferences()); err != nil {
 		return err
 	}
 	if !(p.BatchFraction > 0 && p.BatchFraction <= 1) {
 		return fmt.Errorf("params.batch_fraction = %v: must be in (0, 1]", p.BatchFraction)
 	}
-	for c, n := range p.BatchSize {
-		if _, err := datasets.Lookup(c); err != nil {
-			return fmt.Errorf("params.batch_size.%s: %w", c, err)
-		}
-		if n < 1 || n > 100000000 {
-			return fmt.Errorf("params.batch_size.%s = %d: must be in 1..100000000", c, n)
-		}
-	}
-	if err := positiveFinite("laplace_eps", p.LaplaceEps); err != nil {
+	if err := param.PerCity("batch_size", p.BatchSize, param.IntsIn(1, 100000000)); err != nil {
 		return err
 	}
+	if err := harness.PositiveFinite("laplace_eps", p.LaplaceEps); err != nil {
+		return err
+	}
+	if err := p.validateSchedule(); err != nil {
+		return err
+	}
+	for _, d := range []struct {
+		key string
+		v   float64
+	}{{"ba_delta", p.BADelta}, {"ibu_delta", p.IBUDelta}, {"gibu_delta", p.GIBUDelta}} {
+		if err := harness.PositiveFinite(d.key, d.v); err != nil {
+			return err
+		}
+	}
+	if err := harness.IntIn("max_iterations", p.MaxIterations, 1, 1000000); err != nil {
+		return err
+	}
+	return harness.OneOf("gibu_start", p.GIBUStart, gibuStarts()...)
+}
+
+// validateSchedule checks the per-city schedule tables.
+func (p *Protocol) validateSchedule() error {
 	for _, m := range []struct {
 		key string
 		m   map[string]int
@@ -184,36 +208,18 @@ func (p *protocol) validate() error {
 		{"ibu_iterations", p.IBUIterations, 0},
 		{"gibu_iterations", p.GIBUIter, 0},
 	} {
-		for c, v := range m.m {
-			if _, err := datasets.Lookup(c); err != nil {
-				return fmt.Errorf("params.%s.%s: %w", m.key, c, err)
-			}
-			if v < m.min || v > 100000 {
-				return fmt.Errorf("params.%s.%s = %d: must be in %d..100000", m.key, c, v, m.min)
-			}
+		if err := param.PerCity(m.key, m.m, param.IntsIn(m.min, 100000)); err != nil {
+			return err
 		}
-		for _, c := range p.Cities {
-			if _, ok := m.m[c]; !ok {
-				return fmt.Errorf("params.%s: no value for city %q", m.key, c)
-			}
-		}
-	}
-	for _, d := range []struct {
-		key string
-		v   float64
-	}{{"ba_delta", p.BADelta}, {"ibu_delta", p.IBUDelta}, {"gibu_delta", p.GIBUDelta}} {
-		if err := positiveFinite(d.key, d.v); err != nil {
+		if err := param.Covers(m.key, m.m, p.Cities); err != nil {
 			return err
 		}
 	}
-	if p.MaxIterations < 1 || p.MaxIterations > 1000000 {
-		return fmt.Errorf("params.max_iterations = %d: must be in 1..1000000", p.MaxIterations)
-	}
-	return oneOf("gibu_start", p.GIBUStart, gibuStarts)
+	return nil
 }
 
-// schedule is one city's iteration plan.
-type schedule struct {
+// Schedule is one city's iteration plan.
+type Schedule struct {
 	Cycles         int
 	BAIterations   int // 0: converge on BADelta
 	IBUIterations  int // 0: converge on IBUDelta
@@ -224,8 +230,9 @@ type schedule struct {
 	MaxIterations  int
 }
 
-func (p *protocol) schedule(city string) schedule {
-	return schedule{
+// Schedule returns city's iteration plan.
+func (p *Protocol) Schedule(city string) Schedule {
+	return Schedule{
 		Cycles:         p.Cycles[city],
 		BAIterations:   p.BAIterations[city],
 		IBUIterations:  p.IBUIterations[city],
@@ -237,105 +244,18 @@ func (p *protocol) schedule(city string) schedule {
 	}
 }
 
-// ConvergenceParams are the [params] of kind "privic-convergence": every
-// combination of the variant lists is simulated; the first value of each
-// list forms the default variant shown in Fig. 7-9.
-type ConvergenceParams struct {
-	protocol
-	FirstMechanism []string `toml:"first_mechanism"`
-	IBUStart       []string `toml:"ibu_start"`
-	Mixing         []string `toml:"mixing"`
-	Batches        []string `toml:"batches"`
-}
-
-// Validate implements harness.Params.
-func (p *ConvergenceParams) Validate() error {
-	if err := p.protocol.validate(); err != nil {
-		return err
-	}
-	for _, l := range []struct {
-		key     string
-		v       []string
-		allowed []string
-	}{
-		{"first_mechanism", p.FirstMechanism, firstMechanisms},
-		{"ibu_start", p.IBUStart, ibuStarts},
-		{"mixing", p.Mixing, mixings},
-		{"batches", p.Batches, batchModes},
-	} {
-		if err := listOf(l.key, l.v, l.allowed); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// variants is the cross product of the variant lists, default first.
-func (p *ConvergenceParams) variants() []variant {
-	var out []variant
-	for _, f := range p.FirstMechanism {
-		for _, s := range p.IBUStart {
-			for _, m := range p.Mixing {
-				for _, b := range p.Batches {
-					out = append(out, variant{f, s, m, b})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// SweepParams are the [params] of kind "beta-sweep": each listed variant
-// is run at every beta; the first variant is the default.
-type SweepParams struct {
-	protocol
-	Variant []variant `toml:"variant"`
-}
-
-// Validate implements harness.Params.
-func (p *SweepParams) Validate() error {
-	if err := p.protocol.validate(); err != nil {
-		return err
-	}
-	if len(p.Variant) == 0 {
-		return fmt.Errorf("params.variant: empty; give at least one [[params.variant]] table")
-	}
-	seen := map[variant]bool{}
-	for i, v := range p.Variant {
-		key := fmt.Sprintf("variant[%d]", i)
-		if err := v.validate(key); err != nil {
-			return err
-		}
-		if seen[v] {
-			return fmt.Errorf("params.%s = %s: duplicate variant", key, v.label())
-		}
-		seen[v] = true
-	}
-	return nil
-}
-
-// listOf checks a non-empty, duplicate-free list of allowed strings.
-func listOf(key string, v, allowed []string) error {
+// ListOf checks a non-empty, duplicate-free list of allowed strings.
+func ListOf(key string, v, allowed []string) error {
 	if len(v) == 0 {
-		return fmt.Errorf("params.%s: empty; allowed values are %s", key, quoteJoin(allowed))
+		return fmt.Errorf("params.%s: empty; allowed values are %s", key, harness.QuoteJoin(allowed))
 	}
-	seen := map[string]bool{}
 	for i, s := range v {
-		if err := oneOf(fmt.Sprintf("%s[%d]", key, i), s, allowed); err != nil {
+		if err := harness.OneOf(fmt.Sprintf("%s[%d]", key, i), s, allowed...); err != nil {
 			return err
 		}
-		if seen[s] {
+		if slices.Index(v, s) < i {
 			return fmt.Errorf("params.%s[%d] = %q: duplicate value", key, i, s)
 		}
-		seen[s] = true
 	}
 	return nil
 }
-
-// oneOf checks that v is one of allowed, naming key otherwise.
-func oneOf(key, v string, allowed []string) error { return harness.OneOf(key, v, allowed...) }
-
-// Short names for the shared parameter checks (functions, not package
-// variables: no mutable globals).
-func quoteJoin(s []string) string                { return harness.QuoteJoin(s) }
-func positiveFinite(key string, v float64) error { return harness.PositiveFinite(key, v) }

@@ -1,15 +1,13 @@
-package incremental
+package privic
 
 import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"testing"
 
 	"privic/datasets"
-	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/kernels"
 	"privic/kernels/emd"
 )
@@ -54,9 +52,19 @@ func (e exactSource) obfuscate(ch *kernels.Channel, reports []float64) error {
 	return nil
 }
 
-func allVariants() []variant {
-	p := Convergence{}.NewParams().(*ConvergenceParams)
-	return p.variants()
+// allVariants is every combination of the protocol options.
+func allVariants() []Variant {
+	var out []Variant
+	for _, f := range FirstMechanisms() {
+		for _, s := range IBUStarts() {
+			for _, m := range Mixings() {
+				for _, b := range BatchModes() {
+					out = append(out, Variant{f, s, m, b})
+				}
+			}
+		}
+	}
+	return out
 }
 
 func maxAbsDiff(a, b []float64) float64 {
@@ -76,14 +84,14 @@ func TestExactReportsConvergeToPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, v := range allVariants() {
-		t.Run(v.label(), func(t *testing.T) {
+		t.Run(v.Label(), func(t *testing.T) {
 			cfg := simConfig{
 				Beta: 2, Variant: v,
 				// IBU and GIBU to convergence: the MLE of exact reports
 				// through an invertible channel is the prior itself.
 				// (Not tighter than 1e-10: kernels.EMD then rejects the
 				// near-zero net measure on rounding grounds.)
-				Schedule:   schedule{Cycles: 6, BAIterations: 3, IBUDelta: 1e-10, GIBUDelta: 1e-10, MaxIterations: 200000},
+				Schedule:   Schedule{Cycles: 6, BAIterations: 3, IBUDelta: 1e-10, GIBUDelta: 1e-10, MaxIterations: 200000},
 				LaplaceEps: 2, PerCycle: true, Population: true, Batch: true,
 				FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
 				source: exactSource{pop.prior, float64(pop.batch)},
@@ -127,8 +135,8 @@ func TestExactReportsImproveOverCycles(t *testing.T) {
 	}
 	run := func(start string) *trajectory {
 		cfg := simConfig{
-			Beta: 0.5, Variant: variant{"ba-uniform", start, "none", "iid"},
-			Schedule:   schedule{Cycles: 10, BAIterations: 10, IBUIterations: 5, MaxIterations: 100},
+			Beta: 0.5, Variant: Variant{"ba-uniform", start, "none", "iid"},
+			Schedule:   Schedule{Cycles: 10, BAIterations: 10, IBUIterations: 5, MaxIterations: 100},
 			LaplaceEps: 2, PerCycle: true, Population: true,
 			source: exactSource{pop.prior, float64(pop.batch)},
 		}
@@ -189,8 +197,8 @@ func TestWeightedMixingIsSampleWeightedAverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := simConfig{
-		Beta: 1, Variant: paperVariant,
-		Schedule:   schedule{Cycles: 5, BAIterations: 5, IBUIterations: 5, MaxIterations: 100},
+		Beta: 1, Variant: PaperVariant(),
+		Schedule:   Schedule{Cycles: 5, BAIterations: 5, IBUIterations: 5, MaxIterations: 100},
 		LaplaceEps: 2, Population: true, trace: true,
 	}
 	tr, err := simulate(context.Background(), rand.New(rand.NewPCG(7, 8)), pop, cfg)
@@ -230,7 +238,7 @@ func TestGroupEqualsSeparateRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vs []variant
+	var vs []Variant
 	for _, v := range allVariants() {
 		if v.Batches == "iid" {
 			vs = append(vs, v)
@@ -238,7 +246,7 @@ func TestGroupEqualsSeparateRuns(t *testing.T) {
 	}
 	cfg := simConfig{
 		Beta:       1,
-		Schedule:   schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100},
+		Schedule:   Schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100},
 		LaplaceEps: 2, PerCycle: true, Population: true, Batch: true,
 		FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
 		source: exactSource{pop.prior, float64(pop.batch)},
@@ -258,11 +266,11 @@ func TestGroupEqualsSeparateRuns(t *testing.T) {
 		g := group[i]
 		for c := 0; c <= alone.Cycles; c++ {
 			if g.Pop[c] != alone.Pop[c] || g.Batch[c] != alone.Batch[c] {
-				t.Errorf("%s cycle %d: group EMD %v/%v, alone %v/%v", v.label(), c, g.Pop[c], g.Batch[c], alone.Pop[c], alone.Batch[c])
+				t.Errorf("%s cycle %d: group EMD %v/%v, alone %v/%v", v.Label(), c, g.Pop[c], g.Batch[c], alone.Pop[c], alone.Batch[c])
 			}
 		}
 		if d := maxAbsDiff(g.GIBU, alone.GIBU); d != 0 || g.FinalEps != alone.FinalEps {
-			t.Errorf("%s: final GIBU differs by %g, eps %v vs %v", v.label(), d, g.FinalEps, alone.FinalEps)
+			t.Errorf("%s: final GIBU differs by %g, eps %v vs %v", v.Label(), d, g.FinalEps, alone.FinalEps)
 		}
 		distinct[g.Pop[4]] = true
 	}
@@ -384,87 +392,9 @@ func TestCycle0MatchesPaper(t *testing.T) {
 		if math.Abs(got-c.paper) > c.ptl {
 			t.Errorf("%s: EMD(uniform, pi) = %.7f, paper %.5f", c.city, got, c.paper)
 		}
-		if paperCycle0[c.city] != c.paper {
-			t.Errorf("%s: paper.go cycle 0 = %v, table row 1 = %v", c.city, paperCycle0[c.city], c.paper)
+		if f, _ := paper.Of(c.city); func() float64 { v, _ := f.Table.Cycle0(); return v }() != c.paper {
+			t.Errorf("%s: the paper's facts give another cycle 0 than %v", c.city, c.paper)
 		}
-	}
-}
-
-// moduleRoot walks up from the test's directory to go.mod.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("go.mod not found above the test directory")
-		}
-		dir = parent
-	}
-}
-
-func TestSpecsValidate(t *testing.T) {
-	reg, err := harness.NewRegistry(Kinds()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := moduleRoot(t)
-	for _, c := range []struct {
-		file string
-		jobs int
-	}{
-		// 2 cities x 2 betas x 2 batches modes x 5 rounds (8 variants each).
-		{"privic-convergence.toml", 2 * 2 * 2 * 5},
-		// 2 cities x 6 betas x 2 variants (different batches), 5 rounds each.
-		{"beta-sweep.toml", 2 * 6 * 2},
-	} {
-		spec, err := reg.Load(filepath.Join(root, "experiments", c.file))
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
-		jobs, err := spec.Plan()
-		if err != nil {
-			t.Fatalf("%s: %v", c.file, err)
-		}
-		if len(jobs) != c.jobs {
-			t.Errorf("%s: %d jobs, want %d", c.file, len(jobs), c.jobs)
-		}
-	}
-}
-
-func TestParamsRejectBadValues(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(p *ConvergenceParams)
-	}{
-		{"unknown mechanism", func(p *ConvergenceParams) { p.FirstMechanism = []string{"gauss"} }},
-		{"duplicate option", func(p *ConvergenceParams) { p.Mixing = []string{"none", "none"} }},
-		{"bad fraction", func(p *ConvergenceParams) { p.BatchFraction = 1.5 }},
-		{"missing city schedule", func(p *ConvergenceParams) { delete(p.Cycles, "sf") }},
-		{"unknown city key", func(p *ConvergenceParams) { p.Cycles["lyon"] = 3 }},
-		{"bad reference", func(p *ConvergenceParams) { p.EMDReference = []string{"prior"} }},
-		{"negative beta", func(p *ConvergenceParams) { p.Beta = harness.SweepOf(-1) }},
-		{"rounds per job above rounds", func(p *ConvergenceParams) { p.RoundsPerJob = 6 }},
-		{"zero batch size", func(p *ConvergenceParams) { p.BatchSize["paris"] = 0 }},
-		{"bad gibu start", func(p *ConvergenceParams) { p.GIBUStart = "last" }},
-	} {
-		p := Convergence{}.NewParams().(*ConvergenceParams)
-		c.edit(p)
-		if err := p.Validate(); err == nil {
-			t.Errorf("%s: accepted", c.name)
-		}
-	}
-	if err := (Convergence{}).NewParams().Validate(); err != nil {
-		t.Errorf("defaults rejected: %v", err)
-	}
-	if err := (BetaSweep{}).NewParams().Validate(); err != nil {
-		t.Errorf("beta-sweep defaults rejected: %v", err)
 	}
 }
 
@@ -509,66 +439,6 @@ func TestMeasureMatchesKernelsEMD(t *testing.T) {
 		}
 		if math.Abs(pop1-want1) > 1e-12 || math.Abs(batch1-want2) > 1e-12 {
 			t.Fatalf("trial %d: measure gave %v, %v; kernels.EMD %v, %v", trial, pop1, batch1, want1, want2)
-		}
-	}
-}
-
-// Jobs share read-only state (the city, C_1, LAP, the cycle-0 EMD); run
-// concurrently and in any order they must give the same tables as run one
-// by one (go test -race checks the sharing).
-func TestJobsDeterministicAndConcurrent(t *testing.T) {
-	p := Convergence{}.NewParams().(*ConvergenceParams)
-	p.Cities = []string{"paris"}
-	p.Cycles["paris"] = 2
-	p.Rounds = 2
-	if err := p.Validate(); err != nil {
-		t.Fatal(err)
-	}
-	runAll := func(parallel bool) [][]harness.Table {
-		jobs, err := Convergence{}.Plan(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := make([][]harness.Table, len(jobs))
-		errs := make(chan error, len(jobs))
-		done := make(chan struct{}, len(jobs))
-		for i := len(jobs) - 1; i >= 0; i-- { // reverse order
-			f := func() {
-				tabs, err := Convergence{}.Run(context.Background(), jobs[i], harness.JobRand(7, jobs[i].Key))
-				out[i] = tabs
-				errs <- err
-				done <- struct{}{}
-			}
-			if parallel {
-				go f()
-			} else {
-				f()
-			}
-		}
-		for range jobs {
-			<-done
-			if err := <-errs; err != nil {
-				t.Fatal(err)
-			}
-		}
-		return out
-	}
-	a, b := runAll(false), runAll(true)
-	if len(a) != 2*2*2 {
-		t.Fatalf("%d jobs, want 8", len(a))
-	}
-	for i := range a {
-		for k := range a[i] {
-			if len(a[i][k].Rows) == 0 && a[i][k].Name != "estimate" {
-				t.Errorf("job %d table %s is empty", i, a[i][k].Name)
-			}
-			for r := range a[i][k].Rows {
-				for c := range a[i][k].Rows[r] {
-					if a[i][k].Rows[r][c] != b[i][k].Rows[r][c] {
-						t.Fatalf("job %d table %s row %d col %d: %q sequential, %q concurrent", i, a[i][k].Name, r, c, a[i][k].Rows[r][c], b[i][k].Rows[r][c])
-					}
-				}
-			}
 		}
 	}
 }

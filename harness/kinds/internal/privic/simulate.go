@@ -1,4 +1,4 @@
-package incremental
+package privic
 
 import (
 	"context"
@@ -30,12 +30,12 @@ func (l *lazy[T]) get(f func() (T, error)) (T, error) {
 // needs from it. Everything is read-only after construction except the
 // lazily computed fields, which are guarded by sync.Once.
 type population struct {
-	name, title string
-	grid        kernels.Grid
-	xs, ys      []float64   // cell coordinates (row, col)
-	points      *emd.Points // the cells with their distances, for the EMD solver
-	prior       []float64   // pi: counts / N
-	uniform     []float64
+	name    string
+	grid    kernels.Grid
+	xs, ys  []float64   // cell coordinates (row, col)
+	points  *emd.Points // the cells with their distances, for the EMD solver
+	prior   []float64   // pi: counts / N
+	uniform []float64
 	// cells lists the cell of every check-in (grouped by cell), so that a
 	// uniform index draws a check-in and a shuffle of a copy draws
 	// without replacement.
@@ -75,13 +75,8 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 	if err := ds.Validate(); err != nil {
 		return nil, err
 	}
-	title := ds.Name
-	if c, err := datasets.Lookup(ds.Name); err == nil {
-		title = c.Title
-	}
 	p := &population{
 		name:    ds.Name,
-		title:   title,
 		grid:    ds.Grid,
 		prior:   ds.Prior(),
 		uniform: make([]float64, ds.Grid.Len()),
@@ -150,8 +145,8 @@ func (p *population) baUniform(beta float64, cfg kernels.BAConfig) (*kernels.Cha
 // data and the random stream.
 type simConfig struct {
 	Beta       float64
-	Variant    variant
-	Schedule   schedule
+	Variant    Variant
+	Schedule   Schedule
 	LaplaceEps float64
 	// PerCycle measures the EMDs after every cycle (privic-convergence);
 	// otherwise only after the last one (beta-sweep).
@@ -270,7 +265,7 @@ func (s *sampler) obfuscate(ch *kernels.Channel, reports []float64) error {
 
 // simulate runs one variant (c.Variant); see simulateGroup.
 func simulate(ctx context.Context, rng *rand.Rand, p *population, c simConfig) (*trajectory, error) {
-	trs, err := simulateGroup(ctx, rng, p, c, []variant{c.Variant})
+	trs, err := simulateGroup(ctx, rng, p, c, []Variant{c.Variant})
 	if err != nil {
 		return nil, err
 	}
@@ -332,17 +327,63 @@ type (
 // and BA on its estimate (paper step 3).
 //
 // All variants must use the same batches mode.
-func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConfig, vs []variant) ([]*trajectory, error) {
+func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConfig, vs []Variant) ([]*trajectory, error) {
+	g, err := newGroup(rng, p, c, vs)
+	if err != nil {
+		return nil, err
+	}
+	for t := 1; t <= g.cycles; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := g.cycle(t); err != nil {
+			return nil, fmt.Errorf("cycle %d: %w", t, err)
+		}
+	}
+	for x := range g.pooled {
+		g.pooled[x] /= float64(g.cycles) * g.n
+	}
+	if err := g.finish(ctx); err != nil {
+		return nil, err
+	}
+	return g.trs, nil
+}
+
+// group is the state of one simulateGroup: the variants' trajectories,
+// their current estimates, and the work spaces every step reuses.
+type group struct {
+	p      *population
+	c      simConfig
+	vs     []Variant
+	cycles int
+	n      float64 // the batch size
+	src    batchSource
+	trs    []*trajectory
+	cur    []*state // each variant's current estimate
+	// The BA workspace reuses its buffers across cycles and variants; the
+	// channels (kept for the final GIBU) are the per-cycle allocations.
+	// Every channel is built here (BA or LAP, stochastic by construction),
+	// so obfuscation, IBU and GIBU take them without re-checking their
+	// rows on every use (the Trusted kernels).
+	ws                kernels.BAWorkspace
+	iw                kernels.IBUWorkspace
+	sv                emd.Solver
+	empirical, pooled []float64
+	// The shared steps of the current cycle.
+	chans map[chanKey]*chanVal
+	mus   map[muKey]*muVal
+	next  map[thetaKey]*state
+}
+
+func newGroup(rng *rand.Rand, p *population, c simConfig, vs []Variant) (*group, error) {
 	if len(vs) == 0 {
 		return nil, fmt.Errorf("simulate: no variants")
 	}
 	for _, v := range vs[1:] {
 		if v.Batches != vs[0].Batches {
-			return nil, fmt.Errorf("simulate: variants %s and %s draw batches differently", vs[0].label(), v.label())
+			return nil, fmt.Errorf("simulate: variants %s and %s draw batches differently", vs[0].Label(), v.Label())
 		}
 	}
-	g := p.grid
-	m := g.Len()
 	cycles := c.Schedule.Cycles
 	if vs[0].Batches == "partition" && cycles > p.partitions {
 		cycles = p.partitions
@@ -351,9 +392,13 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 	if err != nil {
 		return nil, fmt.Errorf("EMD(uniform, pi): %w", err)
 	}
-	trs := make([]*trajectory, len(vs))
-	for i := range trs {
-		trs[i] = &trajectory{
+	m := p.grid.Len()
+	g := &group{p: p, c: c, vs: vs, cycles: cycles, n: float64(p.batch), src: c.source,
+		trs: make([]*trajectory, len(vs)), cur: make([]*state, len(vs)),
+		empirical: make([]float64, m), pooled: make([]float64, m),
+		chans: map[chanKey]*chanVal{}, mus: map[muKey]*muVal{}, next: map[thetaKey]*state{}}
+	for i := range g.trs {
+		g.trs[i] = &trajectory{
 			Cycles:    cycles,
 			BatchSize: p.batch,
 			Pop:       nanSlice(cycles + 1),
@@ -364,169 +409,184 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 			GIBUBatch: math.NaN(),
 			FinalEps:  math.NaN(),
 		}
-		trs[i].Pop[0], trs[i].Batch[0] = e0, e0
+		g.trs[i].Pop[0], g.trs[i].Batch[0] = e0, e0
 	}
-
-	src := c.source
-	if src == nil {
-		src = newSampler(rng, p, vs[0].Batches == "partition")
+	if g.src == nil {
+		g.src = newSampler(rng, p, vs[0].Batches == "partition")
 	}
-	// The BA workspace reuses its buffers across cycles and variants; the
-	// channels (kept for the final GIBU) are the per-cycle allocations.
-	// Every channel is built here (BA or LAP, stochastic by construction),
-	// so obfuscation, IBU and GIBU take them without re-checking their
-	// rows on every use (the Trusted kernels).
-	var ws kernels.BAWorkspace
-	var iw kernels.IBUWorkspace
-	var sv emd.Solver
 	root := &state{theta: append([]float64(nil), p.uniform...)}
-	cur := make([]*state, len(vs))
-	for i := range cur {
-		cur[i] = root
+	for i := range g.cur {
+		g.cur[i] = root
 	}
-	empirical := make([]float64, m)
-	pooled := make([]float64, m)
-	n := float64(p.batch)
-	chans := map[chanKey]*chanVal{}
-	mus := map[muKey]*muVal{}
-	next := map[thetaKey]*state{}
-	for t := 1; t <= cycles; t++ {
-		if err := ctx.Err(); err != nil {
+	return g, nil
+}
+
+// cycle runs cycle t of every variant.
+func (g *group) cycle(t int) error {
+	if err := g.src.draw(t, g.empirical); err != nil {
+		return err
+	}
+	for x, e := range g.empirical {
+		g.pooled[x] += e * g.n
+	}
+	clear(g.chans)
+	clear(g.mus)
+	clear(g.next)
+	for i, v := range g.vs {
+		ns, err := g.step(t, g.cur[i], v)
+		if err != nil {
+			return err
+		}
+		g.cur[i] = ns
+		tr := g.trs[i]
+		tr.Pop[t], tr.Batch[t] = ns.pop, ns.batch
+		tr.BAIters[t], tr.IBUIters[t] = ns.baIters, ns.ibuIters
+		if g.c.trace {
+			tr.mus = append(tr.mus, ns.mu)
+		}
+	}
+	return nil
+}
+
+// step takes variant v from state s through cycle t: the channel, the
+// obfuscated batch, the IBU estimate and the new theta, each computed once
+// for all variants that share it.
+func (g *group) step(t int, s *state, v Variant) (*state, error) {
+	ck := chanKey{s: s}
+	if t == 1 {
+		ck.mech = v.FirstMechanism
+	}
+	cv, err := g.channel(t, ck)
+	if err != nil {
+		return nil, err
+	}
+	mk := muKey{ck: ck, start: v.IBUStart}
+	if t == 1 {
+		mk.start = "uniform" // theta_0 is uniform
+	}
+	mv := g.mus[mk]
+	if mv == nil {
+		var start []float64
+		if mk.start == "previous" {
+			start = s.theta
+		}
+		mu, iters, err := g.iw.IBUTrusted(nil, cv.ch, cv.q, start, g.c.ibuConfig())
+		if err != nil {
+			return nil, fmt.Errorf("IBU: %w", err)
+		}
+		mv = &muVal{mu: mu, iters: iters}
+		g.mus[mk] = mv
+	}
+	tk := thetaKey{mk: mk, mixing: v.Mixing}
+	if t == 1 {
+		tk.mixing = "none" // theta_1 = mu_1
+	}
+	if ns := g.next[tk]; ns != nil {
+		return ns, nil
+	}
+	ns := &state{
+		theta:    mv.mu,
+		mu:       mv.mu,
+		hist:     append(append(make([]kernels.Batch, 0, t), s.hist...), kernels.Batch{Channel: cv.ch, Counts: cv.reports}),
+		weight:   s.weight + g.n,
+		pop:      math.NaN(),
+		batch:    math.NaN(),
+		baIters:  cv.baIters,
+		ibuIters: mv.iters,
+	}
+	if tk.mixing == "weighted" {
+		ns.theta = append([]float64(nil), s.theta...)
+		mix(ns.theta, s.weight, mv.mu, g.n)
+	}
+	if g.c.PerCycle || t == g.cycles {
+		if err := measure(&g.sv, g.p, g.c, ns.theta, g.empirical, &ns.pop, &ns.batch); err != nil {
 			return nil, err
 		}
-		if err := src.draw(t, empirical); err != nil {
-			return nil, fmt.Errorf("cycle %d: %w", t, err)
-		}
-		for x, e := range empirical {
-			pooled[x] += e * n
-		}
-		clear(chans)
-		clear(mus)
-		clear(next)
-		for i, v := range vs {
-			s := cur[i]
-			ck := chanKey{s: s}
-			if t == 1 {
-				ck.mech = v.FirstMechanism
-			}
-			cv := chans[ck]
-			if cv == nil {
-				ch, baIters, err := cycleChannel(&ws, p, c, t, ck.mech, s.theta)
-				if err != nil {
-					return nil, fmt.Errorf("cycle %d: channel: %w", t, err)
-				}
-				cv = &chanVal{ch: ch, reports: make([]float64, ch.Out.Len()), q: make([]float64, ch.Out.Len()), baIters: baIters}
-				if err := src.obfuscate(ch, cv.reports); err != nil {
-					return nil, fmt.Errorf("cycle %d: %w", t, err)
-				}
-				for y, r := range cv.reports {
-					cv.q[y] = r / n
-				}
-				chans[ck] = cv
-			}
-			mk := muKey{ck: ck, start: v.IBUStart}
-			if t == 1 {
-				mk.start = "uniform" // theta_0 is uniform
-			}
-			mv := mus[mk]
-			if mv == nil {
-				var start []float64
-				if mk.start == "previous" {
-					start = s.theta
-				}
-				mu, iters, err := iw.IBUTrusted(nil, cv.ch, cv.q, start, c.ibuConfig())
-				if err != nil {
-					return nil, fmt.Errorf("cycle %d: IBU: %w", t, err)
-				}
-				mv = &muVal{mu: mu, iters: iters}
-				mus[mk] = mv
-			}
-			tk := thetaKey{mk: mk, mixing: v.Mixing}
-			if t == 1 {
-				tk.mixing = "none" // theta_1 = mu_1
-			}
-			ns := next[tk]
-			if ns == nil {
-				ns = &state{
-					theta:    mv.mu,
-					mu:       mv.mu,
-					hist:     append(append(make([]kernels.Batch, 0, t), s.hist...), kernels.Batch{Channel: cv.ch, Counts: cv.reports}),
-					weight:   s.weight + n,
-					pop:      math.NaN(),
-					batch:    math.NaN(),
-					baIters:  cv.baIters,
-					ibuIters: mv.iters,
-				}
-				if tk.mixing == "weighted" {
-					ns.theta = append([]float64(nil), s.theta...)
-					mix(ns.theta, s.weight, mv.mu, n)
-				}
-				if c.PerCycle || t == cycles {
-					if err := measure(&sv, p, c, ns.theta, empirical, &ns.pop, &ns.batch); err != nil {
-						return nil, fmt.Errorf("cycle %d: %w", t, err)
-					}
-				}
-				next[tk] = ns
-			}
-			cur[i] = ns
-			tr := trs[i]
-			tr.Pop[t], tr.Batch[t] = ns.pop, ns.batch
-			tr.BAIters[t], tr.IBUIters[t] = ns.baIters, ns.ibuIters
-			if c.trace {
-				tr.mus = append(tr.mus, ns.mu)
-			}
-		}
 	}
-	for x := range pooled {
-		pooled[x] /= float64(cycles) * n
-	}
+	g.next[tk] = ns
+	return ns, nil
+}
 
-	// Paper step 3, once per distinct final state.
-	type final struct {
-		gibu               []float64
-		iters              int
-		gibuPop, gibuBatch float64
-		eps                float64
-		baIters            int
+// channel returns C_t of the state and first mechanism of ck with its
+// obfuscated batch, building them on first use in the cycle.
+func (g *group) channel(t int, ck chanKey) (*chanVal, error) {
+	if cv := g.chans[ck]; cv != nil {
+		return cv, nil
 	}
+	ch, baIters, err := cycleChannel(&g.ws, g.p, g.c, t, ck.mech, ck.s.theta)
+	if err != nil {
+		return nil, fmt.Errorf("channel: %w", err)
+	}
+	cv := &chanVal{ch: ch, reports: make([]float64, ch.Out.Len()), q: make([]float64, ch.Out.Len()), baIters: baIters}
+	if err := g.src.obfuscate(ch, cv.reports); err != nil {
+		return nil, err
+	}
+	for y, r := range cv.reports {
+		cv.q[y] = r / g.n
+	}
+	g.chans[ck] = cv
+	return cv, nil
+}
+
+// final is paper step 3 for one final state: GIBU over all batches and BA
+// on its estimate.
+type final struct {
+	gibu               []float64
+	iters              int
+	gibuPop, gibuBatch float64
+	eps                float64
+	baIters            int
+}
+
+// finish runs paper step 3 once per distinct final state and records it
+// in the trajectories.
+func (g *group) finish(ctx context.Context) error {
 	finals := map[*state]*final{}
-	for i, s := range cur {
+	for i, s := range g.cur {
 		f := finals[s]
 		if f == nil {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
-			f = &final{gibuPop: math.NaN(), gibuBatch: math.NaN(), eps: math.NaN()}
-			est := s.theta
-			if c.FinalGIBU && len(s.hist) > 0 {
-				var start []float64
-				if c.GIBUStart == "previous" {
-					start = s.theta
-				}
-				gibu, iters, err := iw.GIBUTrusted(nil, s.hist, start, c.gibuConfig())
-				if err != nil {
-					return nil, fmt.Errorf("final GIBU: %w", err)
-				}
-				f.gibu, f.iters, est = gibu, iters, gibu
-				if err := measure(&sv, p, c, gibu, pooled, &f.gibuPop, &f.gibuBatch); err != nil {
-					return nil, fmt.Errorf("final GIBU: %w", err)
-				}
-			}
-			if c.FinalBA {
-				b, err := ws.BA(g, est, c.baConfig())
-				if err != nil {
-					return nil, fmt.Errorf("final BA: %w", err)
-				}
-				f.eps, f.baIters = b.TightEps(), b.Iterations
+			var err error
+			if f, err = g.final(s); err != nil {
+				return err
 			}
 			finals[s] = f
 		}
-		tr := trs[i]
+		tr := g.trs[i]
 		tr.Last = s.theta
 		tr.GIBU, tr.GIBUIters, tr.GIBUPop, tr.GIBUBatch = f.gibu, f.iters, f.gibuPop, f.gibuBatch
 		tr.FinalEps, tr.FinalBAIters = f.eps, f.baIters
 	}
-	return trs, nil
+	return nil
+}
+
+func (g *group) final(s *state) (*final, error) {
+	f := &final{gibuPop: math.NaN(), gibuBatch: math.NaN(), eps: math.NaN()}
+	est := s.theta
+	if g.c.FinalGIBU && len(s.hist) > 0 {
+		var start []float64
+		if g.c.GIBUStart == "previous" {
+			start = s.theta
+		}
+		gibu, iters, err := g.iw.GIBUTrusted(nil, s.hist, start, g.c.gibuConfig())
+		if err != nil {
+			return nil, fmt.Errorf("final GIBU: %w", err)
+		}
+		f.gibu, f.iters, est = gibu, iters, gibu
+		if err := measure(&g.sv, g.p, g.c, gibu, g.pooled, &f.gibuPop, &f.gibuBatch); err != nil {
+			return nil, fmt.Errorf("final GIBU: %w", err)
+		}
+	}
+	if g.c.FinalBA {
+		b, err := g.ws.BA(g.p.grid, est, g.c.baConfig())
+		if err != nil {
+			return nil, fmt.Errorf("final BA: %w", err)
+		}
+		f.eps, f.baIters = b.TightEps(), b.Iterations
+	}
+	return f, nil
 }
 
 // cycleChannel returns C_t and the BA iterations it took; mech is the first

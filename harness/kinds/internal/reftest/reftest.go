@@ -1,30 +1,32 @@
-package paper
+// Package reftest holds what the kinds' tests check against: plain,
+// deliberately independent implementations of the paper's definitions
+// (they share nothing with package kernels but the Grid type's
+// coordinates), an exact transport LP, and helpers that read job tables.
+// Only tests import it.
+package reftest
 
 import (
 	"math"
+	"strconv"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize/convex/lp"
 
+	"privic/harness"
 	"privic/kernels"
 )
 
-// Independent, deliberately plain implementations of the protocol's
-// definitions (PROTOCOL.md), used as the reference the kinds' tables are
-// checked against. They share nothing with package kernels except the Grid
-// type's coordinates.
-
-// dist is the Euclidean distance between absolute cells.
-func dist(a kernels.Grid, i int, b kernels.Grid, j int) float64 {
+// Dist is the Euclidean distance between absolute cells.
+func Dist(a kernels.Grid, i int, b kernels.Grid, j int) float64 {
 	ar, ac := a.Row0+i/a.Cols, a.Col0+i%a.Cols
 	br, bc := b.Row0+j/b.Cols, b.Col0+j%b.Cols
 	return math.Sqrt(float64((ar-br)*(ar-br) + (ac-bc)*(ac-bc)))
 }
 
-// plainBA runs Blahut-Arimoto from the uniform channel for iters steps:
+// BA runs Blahut-Arimoto from the uniform channel for iters steps:
 // c = prior . C, then C[x,y] = c[y] exp(-beta d(x,y)) / sum_z c[z] exp(-beta d(x,z)).
-func plainBA(g kernels.Grid, prior []float64, beta float64, iters int) [][]float64 {
+func BA(g kernels.Grid, prior []float64, beta float64, iters int) [][]float64 {
 	m := g.Len()
 	C := make([][]float64, m)
 	for x := range C {
@@ -43,7 +45,7 @@ func plainBA(g kernels.Grid, prior []float64, beta float64, iters int) [][]float
 		for x := 0; x < m; x++ {
 			z := 0.0
 			for y := 0; y < m; y++ {
-				C[x][y] = c[y] * math.Exp(-beta*dist(g, x, g, y))
+				C[x][y] = c[y] * math.Exp(-beta*Dist(g, x, g, y))
 				z += C[x][y]
 			}
 			for y := 0; y < m; y++ {
@@ -54,14 +56,14 @@ func plainBA(g kernels.Grid, prior []float64, beta float64, iters int) [][]float
 	return C
 }
 
-// plainLaplace is C[x,y] proportional to exp(-eps d(x,y)) over out.
-func plainLaplace(in, out kernels.Grid, eps float64) [][]float64 {
+// Laplace is C[x,y] proportional to exp(-eps d(x,y)) over out.
+func Laplace(in, out kernels.Grid, eps float64) [][]float64 {
 	C := make([][]float64, in.Len())
 	for x := range C {
 		C[x] = make([]float64, out.Len())
 		z := 0.0
 		for y := range C[x] {
-			C[x][y] = math.Exp(-eps * dist(in, x, out, y))
+			C[x][y] = math.Exp(-eps * Dist(in, x, out, y))
 			z += C[x][y]
 		}
 		for y := range C[x] {
@@ -71,15 +73,15 @@ func plainLaplace(in, out kernels.Grid, eps float64) [][]float64 {
 	return C
 }
 
-// plainTightEps is max over y and x != x' of |ln C[x,y] - ln C[x',y]| / d(x,x').
-func plainTightEps(g kernels.Grid, C [][]float64) float64 {
+// TightEps is max over y and x != x' of |ln C[x,y] - ln C[x',y]| / d(x,x').
+func TightEps(g kernels.Grid, C [][]float64) float64 {
 	m := len(C)
 	best := 0.0
 	for y := range C[0] {
 		for x := 0; x < m; x++ {
 			lx := math.Log(C[x][y])
 			for x2 := x + 1; x2 < m; x2++ {
-				v := math.Abs(lx-math.Log(C[x2][y])) / dist(g, x, g, x2)
+				v := math.Abs(lx-math.Log(C[x2][y])) / Dist(g, x, g, x2)
 				best = math.Max(best, v)
 			}
 		}
@@ -87,8 +89,8 @@ func plainTightEps(g kernels.Grid, C [][]float64) float64 {
 	return best
 }
 
-// plainIBU runs IBU from uniform: theta(x) <- theta(x) sum_y q(y) C[x,y] / sum_z theta(z) C[z,y].
-func plainIBU(C [][]float64, q []float64, iters int) []float64 {
+// IBU runs IBU from uniform: theta(x) <- theta(x) sum_y q(y) C[x,y] / sum_z theta(z) C[z,y].
+func IBU(C [][]float64, q []float64, iters int) []float64 {
 	m := len(C)
 	th := make([]float64, m)
 	for i := range th {
@@ -116,11 +118,11 @@ func plainIBU(C [][]float64, q []float64, iters int) []float64 {
 	return th
 }
 
-// lpEMD solves the transport problem min sum c(i,j) f(i,j) subject to
+// EMD solves the transport problem min sum c(i,j) f(i,j) subject to
 // row sums a, column sums b, f >= 0 with gonum's simplex (the last column
 // constraint is implied by the others and dropped so the constraint matrix
 // has full row rank).
-func lpEMD(t *testing.T, a, b []float64, cost func(i, j int) float64) float64 {
+func EMD(t testing.TB, a, b []float64, cost func(i, j int) float64) float64 {
 	t.Helper()
 	n, m := len(a), len(b)
 	nv := n * m
@@ -149,10 +151,10 @@ func lpEMD(t *testing.T, a, b []float64, cost func(i, j int) float64) float64 {
 	return opt
 }
 
-// islandByHand builds the reference code's island prior from a prior on
-// the Paris grid: the 5x5 block rows 4-8, cols 1-5 zeroed, A = (6,3) set
+// ReferenceIsland builds the reference code's island prior from a prior
+// on the Paris grid: the 5x5 block rows 4-8, cols 1-5 zeroed, A = (6,3) set
 // to 0.01, everything else scaled to total 0.99.
-func islandByHand(g kernels.Grid, prior []float64) []float64 {
+func ReferenceIsland(g kernels.Grid, prior []float64) []float64 {
 	out := make([]float64, len(prior))
 	rest := 0.0
 	a := 6*g.Cols + 3
@@ -174,21 +176,58 @@ func islandByHand(g kernels.Grid, prior []float64) []float64 {
 	return out
 }
 
-func relClose(a, b, tol float64) bool {
+// RelClose reports whether a and b agree to tol, relative to the larger
+// of them (and absolute below 1).
+func RelClose(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*math.Max(1, math.Max(math.Abs(a), math.Abs(b)))
 }
 
-// TestLPEMDClosedForm checks the reference EMD itself on cases with known
-// answers, so the comparisons below rest on something.
-func TestLPEMDClosedForm(t *testing.T) {
-	g := kernels.Grid{Rows: 2, Cols: 2}
-	cost := func(i, j int) float64 { return dist(g, i, g, j) }
-	// Point mass at (0,0) to point mass at (1,1): sqrt 2.
-	if got := lpEMD(t, []float64{1, 0, 0, 0}, []float64{0, 0, 0, 1}, cost); !relClose(got, math.Sqrt2, 1e-12) {
-		t.Errorf("point masses: got %v, want sqrt 2", got)
+// Close12 compares probabilities to 1e-12 relative (with an absolute
+// floor for values that underflow towards 0).
+func Close12(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-12*math.Max(math.Abs(a), math.Abs(b))+1e-300
+}
+
+// Table returns the job table called name among ts.
+func Table(t testing.TB, ts []harness.Table, name string) *harness.Table {
+	t.Helper()
+	for i := range ts {
+		if ts[i].Name == name {
+			return &ts[i]
+		}
 	}
-	// Half the mass moves one cell, from (0,1) to (1,1): 0.5.
-	if got := lpEMD(t, []float64{0.5, 0.5, 0, 0}, []float64{0.5, 0, 0, 0.5}, cost); !relClose(got, 0.5, 1e-12) {
-		t.Errorf("half shift: got %v, want 0.5", got)
+	t.Fatalf("no table %q among %d tables", name, len(ts))
+	return nil
+}
+
+// Cell returns a row's value in the named column.
+func Cell(t testing.TB, tb *harness.Table, row []string, name string) string {
+	t.Helper()
+	for i, h := range tb.Header {
+		if h == name {
+			return row[i]
+		}
 	}
+	t.Fatalf("table %s has no column %q", tb.Name, name)
+	return ""
+}
+
+// Float is Cell parsed as a number.
+func Float(t testing.TB, tb *harness.Table, row []string, name string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(Cell(t, tb, row, name), 64)
+	if err != nil {
+		t.Fatalf("table %s column %s: %v", tb.Name, name, err)
+	}
+	return v
+}
+
+// Int is Cell parsed as an integer.
+func Int(t testing.TB, tb *harness.Table, row []string, name string) int {
+	t.Helper()
+	v, err := strconv.Atoi(Cell(t, tb, row, name))
+	if err != nil {
+		t.Fatalf("table %s column %s: %v", tb.Name, name, err)
+	}
+	return v
 }

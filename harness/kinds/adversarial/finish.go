@@ -1,0 +1,218 @@
+package adversarial
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"privic/harness"
+	"privic/harness/kinds/internal/island"
+	"privic/harness/kinds/internal/param"
+	"privic/plots"
+)
+
+// point is one (beta, fraction) of the identification table.
+type point struct {
+	beta, eps, f, tight, msv float64
+	st                       island.LocStats
+	dist                     []island.CellProb
+}
+
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
+	s, err := p.Setup()
+	if err != nil {
+		return harness.Section{}, err
+	}
+	pts, err := readPoints(out)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	lap := map[float64]island.LocStats{}
+	if p.LapWiden >= 0 {
+		if lap, err = readLAP(out); err != nil {
+			return harness.Section{}, err
+		}
+	}
+	var figs []harness.NamedFigure
+	for i, b := range p.Beta.Values() {
+		if i >= len(p.FigureFractions) {
+			break
+		}
+		name := "fig11" + string(rune('a'+i))
+		fig, err := figure(p, s, name, b, p.FigureFractions[i], pts)
+		if err != nil {
+			return harness.Section{}, err
+		}
+		figs = append(figs, harness.NamedFigure{Base: name, Fig: fig})
+	}
+	if err := out.WriteFigures(figs...); err != nil {
+		return harness.Section{}, err
+	}
+	claims := checkClaims(p, pts, lap)
+	md, err := section(p, s, figs, pts, lap, claims)
+	return harness.Section{Markdown: md, Claims: claims}, err
+}
+
+// readPoints reads the identification and distribution tables, keyed by
+// beta then sorted by fraction.
+func readPoints(out *harness.Output) (map[float64][]*point, error) {
+	t, err := out.ReadTable("identification")
+	if err != nil {
+		return nil, err
+	}
+	rd, err := t.Reader(append([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"}, island.StatsHeader()...)...)
+	if err != nil {
+		return nil, err
+	}
+	pts := map[float64][]*point{}
+	idx := map[[2]float64]*point{}
+	for i := range t.Rows {
+		pt := &point{beta: rd.Float(i, "beta"), eps: rd.Float(i, "epsilon"), f: rd.Float(i, "fraction"),
+			tight: rd.Float(i, "tight_epsilon"), msv: rd.Float(i, "min_singular_value"), st: island.ReadStats(rd, i)}
+		pts[pt.beta] = append(pts[pt.beta], pt)
+		idx[[2]float64{pt.beta, pt.f}] = pt
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	d, err := out.ReadTable("report_distribution")
+	if err != nil {
+		return nil, err
+	}
+	if rd, err = d.Reader("beta", "fraction", "row", "col", "probability"); err != nil {
+		return nil, err
+	}
+	for i := range d.Rows {
+		beta, f := rd.Float(i, "beta"), rd.Float(i, "fraction")
+		c := island.CellProb{Row: int(rd.Float(i, "row")), Col: int(rd.Float(i, "col")), P: rd.Float(i, "probability")}
+		if rd.Err() != nil {
+			return nil, rd.Err()
+		}
+		pt, ok := idx[[2]float64{beta, f}]
+		if !ok {
+			return nil, fmt.Errorf("report_distribution row %d: (beta %v, fraction %v) not in identification.csv", i+1, beta, f)
+		}
+		pt.dist = append(pt.dist, c)
+	}
+	for _, l := range pts {
+		sort.Slice(l, func(i, j int) bool { return l[i].f < l[j].f })
+	}
+	return pts, nil
+}
+
+// readLAP reads the LAP reference per beta.
+func readLAP(out *harness.Output) (map[float64]island.LocStats, error) {
+	t, err := out.ReadTable("lap_reference")
+	if err != nil {
+		return nil, err
+	}
+	rd, err := t.Reader(append([]string{"beta"}, island.StatsHeader()...)...)
+	if err != nil {
+		return nil, err
+	}
+	lap := map[float64]island.LocStats{}
+	for i := range t.Rows {
+		lap[rd.Float(i, "beta")] = island.ReadStats(rd, i)
+	}
+	return lap, rd.Err()
+}
+
+// clockwise reorders up to four panels listed clockwise from the top left
+// (the paper's captions) into the row-major order of a 2-column grid.
+func clockwise[T any](v []T) []T {
+	if len(v) != 4 {
+		return v
+	}
+	return []T{v[0], v[1], v[3], v[2]}
+}
+
+func figure(p *params, s *island.Setup, name string, beta float64, fractions []float64, pts map[float64][]*point) (*plots.Figure, error) {
+	g := s.DS.Grid
+	var panels []plots.GridMap
+	for _, f := range fractions {
+		var pt *point
+		for _, q := range pts[beta] {
+			if q.f == f {
+				pt = q
+			}
+		}
+		if pt == nil {
+			return nil, fmt.Errorf("%s: no results for beta %v, fraction %v", name, beta, f)
+		}
+		vals, _ := island.GridValues(g, pt.dist)
+		panels = append(panels, plots.GridMap{
+			Title: fmt.Sprintf("f = %s%% adversarial: P(report A) = %s", harness.FormatSig(100*f, 3), harness.FormatPct(pt.st.PAt)),
+			Rows:  g.Rows, Cols: g.Cols, Values: vals, Markers: p.Markers(g),
+		})
+	}
+	fig, err := plots.Heatmaps(fmt.Sprintf("Fig. %s: BA reports of an honest user at A, ε = %s (β = %s)",
+		strings.TrimPrefix(name, "fig"), harness.FormatSig(2*beta, 3), harness.FormatSig(beta, 3)), clockwise(panels), plots.HeatOptions{
+		Columns:       2,
+		ColorbarLabel: "P(report cell | true A)",
+		XLabel:        "column (0 = east edge)",
+		YLabel:        "row (0 = north edge)",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return fig, nil
+}
+
+//go:embed section.md.tmpl
+var templates embed.FS
+
+// sectionData is what section.md.tmpl shows.
+type sectionData struct {
+	City, Island       string
+	N, BAIterations    int
+	A                  []int
+	Fractions, Figures string
+	FigureNames        []string
+	Rows               [][]string
+	Claims             []harness.Claim
+}
+
+func section(p *params, s *island.Setup, figs []harness.NamedFigure, pts map[float64][]*point, lap map[float64]island.LocStats, claims []harness.Claim) (string, error) {
+	d := sectionData{City: param.Title(p.City), Island: p.Island.Describe(), N: s.DS.N, BAIterations: p.BAIterations, A: p.A,
+		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Figures: figureFractionWords(p), Claims: claims}
+	for _, f := range figs {
+		d.FigureNames = append(d.FigureNames, strings.TrimPrefix(f.Base, "fig"))
+	}
+	sig, pct := harness.FormatSig, harness.FormatPct
+	for _, beta := range p.Beta.Values() {
+		for _, pt := range pts[beta] {
+			d.Rows = append(d.Rows, []string{sig(pt.eps, 3), sig(100*pt.f, 3) + "%", sig(pt.tight, 4), pct(pt.st.PAt), pct(pt.st.PWithin1),
+				pct(pt.st.PDeserted), sig(pt.st.ExpDistance, 3), pct(pt.st.MAPIdent), pct(pt.st.ExpPosterior), sig(pt.msv, 3)})
+		}
+		if st, ok := lap[beta]; ok {
+			d.Rows = append(d.Rows, []string{sig(2*beta, 3), "LAP", sig(2*beta, 4), pct(st.PAt), pct(st.PWithin1),
+				pct(st.PDeserted), sig(st.ExpDistance, 3), pct(st.MAPIdent), pct(st.ExpPosterior), "-"})
+		}
+	}
+	t, err := harness.Templates(templates, nil, "section.md.tmpl")
+	if err != nil {
+		return "", err
+	}
+	return harness.Render(t, "section.md.tmpl", d)
+}
+
+func figureFractionWords(p *params) string {
+	var parts []string
+	for i, l := range p.FigureFractions {
+		if i >= p.Beta.Len() {
+			break
+		}
+		parts = append(parts, fmt.Sprintf("f = {%s}%% at eps %s", harness.FormatList(scale(l, 100), 3), harness.FormatSig(2*p.Beta.Values()[i], 3)))
+	}
+	return strings.Join(parts, " and ")
+}
+
+func scale(v []float64, k float64) []float64 {
+	o := make([]float64, len(v))
+	for i, x := range v {
+		o[i] = k * x
+	}
+	return o
+}

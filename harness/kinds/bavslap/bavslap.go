@@ -1,0 +1,320 @@
+// Package bavslap is the experiment kind "ba-vs-lap" (paper Sec. III-B,
+// Fig. 3a/3b): the statistical utility of BA and of LAP calibrated to the
+// same epsilon, per city and beta. Utility is the exact earth mover's
+// distance (EMD) between the prior and its IBU estimate from the
+// obfuscated check-ins.
+//
+// The paper's Fig. 3 was made with its reference code, whose LAP values
+// are not EMDs: the LAP estimate lives on the base grid, but the code
+// pairs it with the ground distances of the first cells of the widened
+// output grid (row-major), which lie elsewhere. The kind computes the
+// true EMD and, for the first reference_defect_sims simulations, also
+// replays that pairing (column emd_reference_defect), so that both can be
+// set beside the paper's figure.
+package bavslap
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+)
+
+// Kind returns the ba-vs-lap kind.
+func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
+
+// version is mixed into the spec hash (harness.Versioned).
+const version = "2"
+
+type params struct {
+	// Cities lists the data sets (paper: Paris and SF).
+	Cities []string           `toml:"cities"`
+	Rows   datasets.RowPolicy `toml:"rows"`
+	// Beta is BA's loss parameter sweep (paper: 0.2, 0.4, ..., 5.0).
+	Beta harness.Sweep `toml:"beta"`
+	// Sims is the number of simulations per (city, beta) (paper: 5).
+	Sims int `toml:"sims"`
+	// SimsByCity overrides Sims for some cities (the reference code ran
+	// 3 for SF: sims_by_city = {sf = 3}).
+	SimsByCity map[string]int `toml:"sims_by_city"`
+	// BAIterations and IBUIterations are fixed counts (reference: 10, 10).
+	BAIterations  int `toml:"ba_iterations"`
+	IBUIterations int `toml:"ibu_iterations"`
+	// LapEpsilon: "tight" (reference code) or "two-beta" (paper's text).
+	LapEpsilon string `toml:"lap_epsilon"`
+	// LapWiden widens LAP's output grid (reference code: 5).
+	LapWiden int `toml:"lap_widen"`
+	// ReferenceDefectSims is the number of simulations (the first ones)
+	// whose LAP estimate is also measured the reference code's defective
+	// way (column emd_reference_defect; empty in the other rows). It is a
+	// diagnostic of the paper's Fig. 3, one more EMD per simulation: 0
+	// turns it off, and values above sims are capped.
+	ReferenceDefectSims int `toml:"reference_defect_sims"`
+}
+
+func (p *params) Validate() error {
+	if err := param.Cities("cities", p.Cities); err != nil {
+		return err
+	}
+	if err := param.Betas("beta", p.Beta.Values()); err != nil {
+		return err
+	}
+	if err := harness.IntIn("sims", p.Sims, 1, 10000); err != nil {
+		return err
+	}
+	if err := param.PerCity("sims_by_city", p.SimsByCity, param.IntsIn(1, 10000)); err != nil {
+		return err
+	}
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
+	}
+	if err := harness.IntIn("ibu_iterations", p.IBUIterations, 1, 100000); err != nil {
+		return err
+	}
+	if err := harness.OneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
+		return err
+	}
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
+	}
+	if p.ReferenceDefectSims < 0 || p.ReferenceDefectSims > 10000 {
+		return fmt.Errorf("params.reference_defect_sims = %d: must lie in [0, 10000] (0 = off)", p.ReferenceDefectSims)
+	}
+	return nil
+}
+
+func (p *params) sims(city string) int {
+	if n, ok := p.SimsByCity[city]; ok {
+		return n
+	}
+	return p.Sims
+}
+
+type def struct{}
+
+type job struct {
+	p    *params
+	city string
+	beta float64
+	// data replaces the named city's data set (tests run tiny synthetic
+	// cases through the same code path); nil loads the city.
+	data *datasets.Dataset
+}
+
+func (j job) dataset() (*datasets.Dataset, error) {
+	if j.data != nil {
+		return j.data, nil
+	}
+	return datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
+}
+
+func (def) Name() string    { return "ba-vs-lap" }
+func (def) Version() string { return version }
+func (def) Describe() string {
+	return "Fig. 3a/3b: statistical utility (true EMD of the IBU estimate to the prior) of BA and LAP at the same epsilon vs beta, Paris and SF"
+}
+func (def) Outputs() []string {
+	return []string{"utility.csv", "levels.csv", "utility_summary.csv",
+		"fig3a.png", "fig3a.svg", "fig3b.png", "fig3b.svg", "claims.csv", "section.md"}
+}
+
+func (def) NewParams() *params {
+	beta, _ := harness.SweepRange(0.2, 5.0, 0.2)
+	return &params{
+		Cities:              []string{"paris", "sf"},
+		Rows:                datasets.HeaderQuirk,
+		Beta:                beta,
+		Sims:                5,
+		SimsByCity:          map[string]int{},
+		BAIterations:        10,
+		IBUIterations:       10,
+		LapEpsilon:          "tight",
+		LapWiden:            5,
+		ReferenceDefectSims: 1,
+	}
+}
+
+// Plan makes one job per (city, beta): the job builds the BA channel and
+// the LAP channel once and runs every simulation of both mechanisms on
+// them, so no channel is computed twice.
+func (def) Plan(p *params) ([]harness.Work[job], error) {
+	var jobs []harness.Work[job]
+	for _, c := range p.Cities {
+		for _, b := range p.Beta.Values() {
+			jobs = append(jobs, harness.Work[job]{Key: "city=" + c + "/beta=" + harness.FormatFloat(b), Job: job{p: p, city: c, beta: b}})
+		}
+	}
+	return jobs, nil
+}
+
+// EstimateBytes bounds a job's memory: the BA channel (m x m), the LAP
+// channel (m x n) and a few vectors, 8 bytes each, plus the EMD solver's
+// m x m arc set and the utility table (about 200 bytes a cell).
+func (def) EstimateBytes(j job) int64 {
+	ds, err := j.dataset()
+	if err != nil {
+		return 1 << 20
+	}
+	m := int64(ds.Grid.Len())
+	n := int64(ds.Grid.Widen(j.p.LapWiden).Len())
+	return 8*(m*m+m*n) + 64*m*m + 200*10*int64(j.p.sims(j.city))
+}
+
+// simSeeds draws the per-simulation, per-mechanism stream seeds from the
+// job's stream in a fixed order (simulation-major), so that a spec with
+// fewer simulations reproduces the first simulations of a longer one.
+func simSeeds(rng *rand.Rand, sims, mechs int) [][][2]uint64 {
+	s := make([][][2]uint64, sims)
+	for i := range s {
+		s[i] = make([][2]uint64, mechs)
+		for k := range s[i] {
+			s[i][k] = [2]uint64{rng.Uint64(), rng.Uint64()}
+		}
+	}
+	return s
+}
+
+// mech is one of the two mechanisms of a job, with what its simulations
+// share.
+type mech struct {
+	name    string
+	ch      *kernels.Channel
+	eps     float64
+	offGrid []bool // outputs outside the city grid
+}
+
+func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
+	p := j.p
+	ds, err := j.dataset()
+	if err != nil {
+		return nil, err
+	}
+	g := ds.Grid
+	prior := ds.Prior()
+	ba, err := kernels.BA(g, prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
+	tight := ba.TightEps()
+	eps := tight
+	if p.LapEpsilon == "two-beta" {
+		eps = 2 * j.beta
+	}
+	wide := g.Widen(p.LapWiden)
+	lapCh, err := kernels.Laplace(g, wide, eps)
+	if err != nil {
+		return nil, fmt.Errorf("LAP at eps %v: %w", eps, err)
+	}
+	mechs := []*mech{{name: "ba", ch: ba.Channel(), eps: tight}, {name: "lap", ch: lapCh, eps: eps}}
+	// Each channel serves every simulation of the job: check its rows once
+	// here, and let utilityOnce use the kernels that skip the check.
+	for _, m := range mechs {
+		if err := m.ch.Validate(); err != nil {
+			return nil, fmt.Errorf("%s channel: %w", m.name, err)
+		}
+		m.offGrid = make([]bool, m.ch.Out.Len())
+		for y := range m.offGrid {
+			r, c := m.ch.Out.Abs(y)
+			m.offGrid[y] = g.IndexOf(r, c) < 0
+		}
+	}
+	util, err := simulate(ctx, j, ds, mechs, simSeeds(rng, p.sims(j.city), len(mechs)))
+	if err != nil {
+		return nil, err
+	}
+	levels := harness.NewTable("levels", "city", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations")
+	levels.Add(j.city, j.beta, 2*j.beta, tight, eps, ba.Iterations)
+	return []harness.Table{*util, *levels}, nil
+}
+
+// simulate runs every simulation of both mechanisms and tabulates them.
+func simulate(ctx context.Context, j job, ds *datasets.Dataset, mechs []*mech, seeds [][][2]uint64) (*harness.Table, error) {
+	g, prior := ds.Grid, ds.Prior()
+	var ibu kernels.IBUWorkspace // reused by every simulation of the job
+	trueEMD, err := newPointEMD(g, g.Len())
+	if err != nil {
+		return nil, err
+	}
+	// The reference code's LAP value: the same masses, placed on the first
+	// cells of the widened grid (row-major) instead of their own cells.
+	defectEMD, err := newPointEMD(g.Widen(j.p.LapWiden), g.Len())
+	if err != nil {
+		return nil, err
+	}
+	util := harness.NewTable("utility", "city", "mechanism", "beta", "epsilon", "sim", "emd", "emd_reference_defect",
+		"ibu_iterations", "n_reports", "p_reports_off_grid")
+	for sim, ss := range seeds {
+		for k, m := range mechs {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			r := rand.New(rand.NewPCG(ss[k][0], ss[k][1]))
+			res, err := utilityOnce(r, ds, prior, m.ch, m.offGrid, j.p.IBUIterations, &ibu, trueEMD)
+			if err != nil {
+				return nil, fmt.Errorf("%s sim %d: %w", m.name, sim, err)
+			}
+			defect := ""
+			if sim < j.p.ReferenceDefectSims {
+				// BA's estimate and prior share the base grid, where the
+				// reference code's ground distances are right.
+				d := res.emd
+				if m.name == "lap" {
+					if d, err = defectEMD.dist(prior, res.est); err != nil {
+						return nil, fmt.Errorf("lap sim %d: reference EMD: %w", sim, err)
+					}
+				}
+				defect = harness.FormatFloat(d)
+			}
+			util.Add(j.city, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid)
+		}
+	}
+	return util, nil
+}
+
+type utilityResult struct {
+	est     []float64
+	emd     float64
+	iters   int
+	n       int
+	offGrid float64
+}
+
+// utilityOnce obfuscates every check-in of ds with ch (whose rows the
+// caller has validated), estimates the prior with IBU from uniform and
+// measures the true EMD of the estimate to prior. offGrid marks the
+// outputs of ch outside the city grid.
+func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernels.Channel, offGrid []bool, ibuIters int,
+	w *kernels.IBUWorkspace, e *pointEMD) (utilityResult, error) {
+	reports, err := kernels.ObfuscateTrusted(r, ds.Counts, ch)
+	if err != nil {
+		return utilityResult{}, fmt.Errorf("obfuscate: %w", err)
+	}
+	n := 0
+	for _, v := range reports {
+		n += v
+	}
+	if n == 0 {
+		return utilityResult{}, fmt.Errorf("no reports")
+	}
+	q := make([]float64, len(reports))
+	off := 0.0
+	for y, v := range reports {
+		q[y] = float64(v) / float64(n)
+		if offGrid[y] {
+			off += q[y]
+		}
+	}
+	est, iters, err := w.IBUTrusted(nil, ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
+	if err != nil {
+		return utilityResult{}, fmt.Errorf("IBU: %w", err)
+	}
+	d, err := e.dist(est, prior)
+	if err != nil {
+		return utilityResult{}, fmt.Errorf("EMD: %w", err)
+	}
+	return utilityResult{est: est, emd: d, iters: iters, n: n, offGrid: off}, nil
+}

@@ -1,0 +1,203 @@
+package bavslap
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"privic/harness"
+	"privic/harness/kinds/internal/paper"
+	"privic/harness/kinds/internal/param"
+	"privic/plots"
+)
+
+// cell is one (city, mechanism, beta) aggregate.
+type cell struct {
+	city, mech   string
+	beta, eps    float64
+	emd, defect  []float64
+	mean, sd     float64
+	dMean, dSD   float64
+	offGridMean  float64
+	offGridCount int
+}
+
+// levelRow is one row of levels.csv.
+type levelRow struct {
+	city              string
+	beta, tight, eps2 float64
+}
+
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
+	t, err := out.ReadTable("utility")
+	if err != nil {
+		return harness.Section{}, err
+	}
+	cells, err := aggregate(t)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	lv, err := out.ReadTable("levels")
+	if err != nil {
+		return harness.Section{}, err
+	}
+	levels, err := readLevels(lv)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	if err := out.WriteTable(summary(cells)); err != nil {
+		return harness.Section{}, err
+	}
+	figs := map[string]string{}
+	var rendered []harness.NamedFigure
+	for i, city := range p.Cities {
+		name := figureName(city)
+		figs[city] = name
+		fig, err := figure(p, city, i, name, cells)
+		if err != nil {
+			return harness.Section{}, err
+		}
+		rendered = append(rendered, harness.NamedFigure{Base: name, Fig: fig})
+	}
+	if err := out.WriteFigures(rendered...); err != nil {
+		return harness.Section{}, err
+	}
+	claims := checkClaims(p, cells, levels)
+	md, err := section(p, figs, cells, levels, claims)
+	return harness.Section{Markdown: md, Claims: claims}, err
+}
+
+// figureName is the paper's name of a city's figure (fig3a, fig3b), or
+// fig3-<city> for data sets the paper does not have.
+func figureName(city string) string {
+	if f, ok := paper.Of(city); ok {
+		return f.Fig3
+	}
+	return "fig3-" + city
+}
+
+func summary(cells []*cell) harness.Table {
+	sum := harness.NewTable("utility_summary", "city", "mechanism", "beta", "epsilon", "sims", "emd_mean", "emd_sd",
+		"emd_reference_defect_mean", "emd_reference_defect_sd")
+	for _, c := range cells {
+		d, dsd := "", ""
+		if len(c.defect) > 0 {
+			d = harness.FormatFloat(c.dMean)
+		}
+		if len(c.defect) > 1 {
+			dsd = harness.FormatFloat(c.dSD)
+		}
+		sum.Add(c.city, c.mech, c.beta, c.eps, len(c.emd), c.mean, c.sd, d, dsd)
+	}
+	return *sum
+}
+
+func readLevels(t *harness.Table) ([]levelRow, error) {
+	rd, err := t.Reader("city", "beta", "ba_tight_epsilon", "lap_epsilon")
+	if err != nil {
+		return nil, err
+	}
+	var out []levelRow
+	for i := range t.Rows {
+		out = append(out, levelRow{city: rd.Str(i, "city"), beta: rd.Float(i, "beta"), tight: rd.Float(i, "ba_tight_epsilon"),
+			eps2: rd.Float(i, "lap_epsilon")})
+	}
+	return out, rd.Err()
+}
+
+// aggregate groups utility rows by (city, mechanism, beta) in table order
+// and computes mean and sample sd.
+func aggregate(t *harness.Table) ([]*cell, error) {
+	rd, err := t.Reader("city", "mechanism", "beta", "epsilon", "emd", "emd_reference_defect", "p_reports_off_grid")
+	if err != nil {
+		return nil, err
+	}
+	idx := map[string]*cell{}
+	var cells []*cell
+	for i := range t.Rows {
+		key := rd.Str(i, "city") + "/" + rd.Str(i, "mechanism") + "/" + rd.Str(i, "beta")
+		c, ok := idx[key]
+		if !ok {
+			c = &cell{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), beta: rd.Float(i, "beta"), eps: rd.Float(i, "epsilon")}
+			idx[key] = c
+			cells = append(cells, c)
+		}
+		c.emd = append(c.emd, rd.Float(i, "emd"))
+		if rd.Str(i, "emd_reference_defect") != "" {
+			c.defect = append(c.defect, rd.Float(i, "emd_reference_defect"))
+		}
+		c.offGridMean += rd.Float(i, "p_reports_off_grid")
+		c.offGridCount++
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	for _, c := range cells {
+		c.mean, c.sd, _ = harness.MeanSD(c.emd)
+		c.dMean, c.dSD, _ = harness.MeanSD(c.defect)
+		if c.offGridCount > 0 {
+			c.offGridMean /= float64(c.offGridCount)
+		}
+	}
+	return cells, nil
+}
+
+// series returns (beta, mean, sd) of one city and mechanism sorted by beta.
+func series(cells []*cell, city, mech string, defect bool) (x, y, e []float64) {
+	var sel []*cell
+	for _, c := range cells {
+		if c.city == city && c.mech == mech && (!defect || len(c.defect) > 0) {
+			sel = append(sel, c)
+		}
+	}
+	sort.Slice(sel, func(i, j int) bool { return sel[i].beta < sel[j].beta })
+	for _, c := range sel {
+		x = append(x, c.beta)
+		if defect {
+			y, e = append(y, c.dMean), append(e, c.dSD)
+		} else {
+			y, e = append(y, c.mean), append(e, c.sd)
+		}
+	}
+	return x, y, e
+}
+
+func figure(p *params, city string, i int, file string, cells []*cell) (*plots.Figure, error) {
+	letter := string(rune('a' + i))
+	if f, ok := paper.Of(city); ok && f.Fig3 == file {
+		letter = strings.TrimPrefix(file, "fig3")
+	}
+	lapLabel := "LAP (ε = tight ε of BA)"
+	if p.LapEpsilon == "two-beta" {
+		lapLabel = "LAP (ε = 2β)"
+	}
+	var ss []plots.Series
+	x, y, e := series(cells, city, "ba", false)
+	ss = append(ss, plots.Series{Name: "BA", X: x, Y: y, YErr: e})
+	x, y, e = series(cells, city, "lap", false)
+	ss = append(ss, plots.Series{Name: lapLabel, X: x, Y: y, YErr: e})
+	if p.ReferenceDefectSims > 0 {
+		x, y, e = series(cells, city, "lap", true)
+		if min(p.ReferenceDefectSims, p.sims(city)) < 2 {
+			e = nil // one simulation: no spread to show
+		}
+		if len(x) > 0 {
+			name := "LAP, reference code's defective EMD"
+			if e == nil {
+				name += " (1 sim)"
+			}
+			ss = append(ss, plots.Series{Name: name, X: x, Y: y, YErr: e})
+		}
+	}
+	fig, err := plots.Lines(fmt.Sprintf("Fig. 3%s: statistical utility, %s (mean ± sd, %d sims)", letter, param.Title(city), p.sims(city)),
+		ss, plots.LineOptions{
+			XLabel: "β, BA loss parameter (1/cell); geo-ind ε ≈ 2β",
+			YLabel: "EMD(IBU estimate, true prior) (cells)",
+			Points: true,
+		})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", file, err)
+	}
+	return fig, nil
+}

@@ -1,0 +1,169 @@
+// Package elastic is the experiment kind "elastic" (paper Sec. III-A,
+// Fig. 2a/2b): the report distributions of the vulnerable location A and
+// the strong location B on the island prior, under BA and under LAP at the
+// same geo-indistinguishability level, with the elasticity,
+// 2·beta-geo-indistinguishability and invertibility claims checked.
+package elastic
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/harness/kinds/internal/island"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+)
+
+// Kind returns the elastic kind.
+func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
+
+// version is mixed into the spec hash (harness.Versioned): bump it when a
+// change alters stored job results.
+const version = "2"
+
+type params struct {
+	// Places are the city (the paper: Paris), the island and A and B.
+	island.Places
+	// Beta lists BA's loss parameters (paper: 0.2, 0.6, 0.8, 1.0, so
+	// eps = 2 beta = 0.4, 1.2, 1.6, 2.0).
+	Beta harness.Sweep `toml:"beta"`
+	// BAIterations is the fixed BA iteration count (reference code: 10).
+	BAIterations int `toml:"ba_iterations"`
+	// LapEpsilon calibrates LAP: "tight" (reference code: the tight
+	// epsilon of the BA channel) or "two-beta" (paper's text: eps = 2 beta).
+	LapEpsilon string `toml:"lap_epsilon"`
+	// LapWiden widens LAP's output grid by this many cells on every side
+	// (reference code: 5; 0 = base grid).
+	LapWiden int `toml:"lap_widen"`
+	// FigureDomain is the grid Fig. 2 draws: "base" (the city grid; LAP
+	// mass outside it is stated in the panel title) or "widened" (LAP's
+	// output grid, BA drawn with zeros outside the city).
+	FigureDomain string `toml:"figure_domain"`
+}
+
+func (p *params) Validate() error {
+	if err := param.City("city", p.City); err != nil {
+		return err
+	}
+	if err := param.Betas("beta", p.Beta.Values()); err != nil {
+		return err
+	}
+	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
+		return err
+	}
+	if err := harness.OneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
+		return err
+	}
+	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+		return err
+	}
+	if err := p.Places.Validate(); err != nil {
+		return err
+	}
+	return harness.OneOf("figure_domain", p.FigureDomain, "base", "widened")
+}
+
+type def struct{}
+
+type job struct {
+	p    *params
+	beta float64
+}
+
+func (def) Name() string    { return "elastic" }
+func (def) Version() string { return version }
+func (def) Describe() string {
+	return "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior"
+}
+func (def) Outputs() []string {
+	return []string{"report_distribution.csv", "location_stats.csv", "channels.csv",
+		"fig2a.png", "fig2a.svg", "fig2b.png", "fig2b.svg", "claims.csv", "section.md"}
+}
+
+func (def) NewParams() *params {
+	return &params{
+		Places:       island.Places{City: "paris", Rows: datasets.HeaderQuirk, Island: island.Default()},
+		Beta:         harness.SweepOf(0.2, 0.6, 0.8, 1.0),
+		BAIterations: 10,
+		LapEpsilon:   "tight",
+		LapWiden:     5,
+		FigureDomain: "base",
+	}
+}
+
+func (def) Plan(p *params) ([]harness.Work[job], error) {
+	var jobs []harness.Work[job]
+	for _, b := range p.Beta.Values() {
+		jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b), Job: job{p: p, beta: b}})
+	}
+	return jobs, nil
+}
+
+// EstimateBytes: the BA channel and the SVD's work space (about six m x m
+// matrices), the LAP channel (m x n) and the report tables (two rows of m
+// and two of n cells, about 200 bytes each).
+func (def) EstimateBytes(j job) int64 {
+	ds, err := datasets.Load(j.p.City, datasets.LoadOptions{Rows: j.p.Rows})
+	if err != nil {
+		return 1 << 20 // the job fails on its own when it runs
+	}
+	m, n := int64(ds.Grid.Len()), int64(ds.Grid.Widen(j.p.LapWiden).Len())
+	return 8*(6*m*m+m*n) + 200*2*(m+n)
+}
+
+func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
+	p := j.p
+	s, err := p.Setup()
+	if err != nil {
+		return nil, err
+	}
+	g := s.DS.Grid
+	ba, err := kernels.BA(g, s.Prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
+	baCh := ba.Channel()
+	tight := ba.TightEps()
+	eps := tight
+	if p.LapEpsilon == "two-beta" {
+		eps = 2 * j.beta
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	lapCh, err := kernels.Laplace(g, g.Widen(p.LapWiden), eps)
+	if err != nil {
+		return nil, fmt.Errorf("LAP at eps %v: %w", eps, err)
+	}
+	msv, err := kernels.MinSingularValue(baCh)
+	if err != nil {
+		return nil, fmt.Errorf("singular values of BA at beta %v: %w", j.beta, err)
+	}
+	dist := harness.NewTable("report_distribution", "mechanism", "location", "beta", "epsilon", "row", "col", "probability")
+	stats := harness.NewTable("location_stats", append([]string{"mechanism", "location", "beta", "epsilon"}, island.StatsHeader()...)...)
+	for _, m := range []struct {
+		name string
+		ch   *kernels.Channel
+	}{{"ba", baCh}, {"lap", lapCh}} {
+		for _, loc := range []struct {
+			name string
+			x    int
+		}{{"A", s.A}, {"B", s.B}} {
+			for y, v := range m.ch.Row(loc.x) {
+				r, c := m.ch.Out.Abs(y)
+				dist.Add(m.name, loc.name, j.beta, eps, r, c, v)
+			}
+			st, err := island.Stats(s.Prior, m.ch, loc.x, s.Block)
+			if err != nil {
+				return nil, fmt.Errorf("%s at %s: %w", m.name, loc.name, err)
+			}
+			stats.Add(m.name, loc.name, j.beta, eps, st.Row())
+		}
+	}
+	chans := harness.NewTable("channels", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations", "ba_min_singular_value")
+	chans.Add(j.beta, 2*j.beta, tight, eps, ba.Iterations, msv)
+	return []harness.Table{*dist, *stats, *chans}, nil
+}

@@ -1,0 +1,237 @@
+// Package timing is the experiment kind "runtime" (the paper's Table II):
+// the time of one BA and one IBU as in one PRIVIC cycle (Paris: BA 8 and
+// IBU 10 iterations; SF: 5 and 5), beside the paper's Python timings.
+package timing
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/harness/kinds/internal/paper"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+)
+
+// Kind returns the runtime kind.
+func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
+
+// version is mixed into the spec hash (harness.Versioned).
+const version = "2"
+
+type params struct {
+	Cities []string           `toml:"cities"`
+	Rows   datasets.RowPolicy `toml:"rows"`
+	// Beta is BA's loss parameter (the PRIVIC runs use 0.5 and 1).
+	Beta float64 `toml:"beta"`
+	// BAIterations and IBUIterations per city (paper Sec. V: Paris 8 and
+	// 10, SF 5 and 5).
+	BAIterations  map[string]int `toml:"ba_iterations"`
+	IBUIterations map[string]int `toml:"ibu_iterations"`
+	// Repeats is the number of timed repetitions per kernel (the median
+	// is reported); one untimed warm-up run precedes them.
+	Repeats int `toml:"repeats"`
+}
+
+func (p *params) Validate() error {
+	if err := param.Cities("cities", p.Cities); err != nil {
+		return err
+	}
+	if err := harness.PositiveFinite("beta", p.Beta); err != nil {
+		return err
+	}
+	for _, m := range []struct {
+		key string
+		v   map[string]int
+	}{{"ba_iterations", p.BAIterations}, {"ibu_iterations", p.IBUIterations}} {
+		// Entries for cities not in params.cities are ignored (the spec's
+		// table is merged into the defaults), but must name real cities.
+		if err := param.Covers(m.key, m.v, p.Cities); err != nil {
+			return err
+		}
+		if err := param.PerCity(m.key, m.v, param.IntsIn(1, 100000)); err != nil {
+			return err
+		}
+	}
+	return harness.IntIn("repeats", p.Repeats, 1, 10000)
+}
+
+type def struct{}
+
+type job struct {
+	p    *params
+	city string
+}
+
+func (def) Name() string    { return "runtime" }
+func (def) Version() string { return version }
+
+// Exclusive implements harness.Exclusive: the kernels are timed with no
+// other job of the run competing for the cores (the harness runs such
+// jobs first, alone).
+func (def) Exclusive() bool { return true }
+func (def) Describe() string {
+	return "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF, beside the paper's Python timings"
+}
+func (def) Outputs() []string { return []string{"kernels.csv", "section.md"} }
+
+func (def) NewParams() *params {
+	return &params{
+		Cities:        []string{"paris", "sf"},
+		Rows:          datasets.HeaderQuirk,
+		Beta:          1,
+		BAIterations:  map[string]int{"paris": 8, "sf": 5},
+		IBUIterations: map[string]int{"paris": 10, "sf": 5},
+		Repeats:       21,
+	}
+}
+
+func (def) Plan(p *params) ([]harness.Work[job], error) {
+	var jobs []harness.Work[job]
+	for _, c := range p.Cities {
+		jobs = append(jobs, harness.Work[job]{Key: "city=" + c, Job: job{p: p, city: c}})
+	}
+	return jobs, nil
+}
+
+// EstimateBytes: the channel, the BA work space and the IBU vectors.
+func (def) EstimateBytes(j job) int64 {
+	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
+	if err != nil {
+		return 1 << 20 // the job fails on its own when it runs
+	}
+	m := int64(ds.Grid.Len())
+	return 8 * 3 * m * m
+}
+
+// timeIt runs f once untimed, then repeats times, and returns the median
+// and the minimum wall time in seconds.
+func timeIt(ctx context.Context, repeats int, f func() error) (median, fastest float64, err error) {
+	if err := f(); err != nil {
+		return 0, 0, err
+	}
+	ts := make([]float64, repeats)
+	for i := range ts {
+		if err := ctx.Err(); err != nil {
+			return 0, 0, err
+		}
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, 0, err
+		}
+		ts[i] = time.Since(t0).Seconds()
+	}
+	slices.Sort(ts)
+	n := len(ts)
+	median = ts[n/2]
+	if n%2 == 0 {
+		median = (ts[n/2-1] + ts[n/2]) / 2
+	}
+	return median, ts[0], nil
+}
+
+func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
+	p := j.p
+	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: p.Rows})
+	if err != nil {
+		return nil, err
+	}
+	g, prior := ds.Grid, ds.Prior()
+	baIt, ibuIt := p.BAIterations[j.city], p.IBUIterations[j.city]
+	// One BA as in a PRIVIC cycle: the fixed iterations from the uniform
+	// channel, then the channel the cycle obfuscates with.
+	var ch *kernels.Channel
+	baMed, baMin, err := timeIt(ctx, p.Repeats, func() error {
+		b, err := kernels.BA(g, prior, kernels.BAConfig{Beta: p.Beta, Iterations: baIt})
+		if err != nil {
+			return err
+		}
+		ch = b.Channel()
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("BA: %w", err)
+	}
+	// IBU on that channel from uniform, with the exact report
+	// distribution q = prior . C (as the peer NumPy timing does).
+	q := make([]float64, ch.Out.Len())
+	for x, px := range prior {
+		for y, c := range ch.Row(x) {
+			q[y] += px * c
+		}
+	}
+	ibuMed, ibuMin, err := timeIt(ctx, p.Repeats, func() error {
+		_, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: ibuIt})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("IBU: %w", err)
+	}
+	t := harness.NewTable("kernels", "city", "kernel", "iterations", "cells", "median_seconds", "min_seconds", "repeats",
+		"paper_seconds", "speedup_vs_paper")
+	facts, _ := paper.Of(j.city)
+	for _, r := range []struct {
+		k        string
+		it       int
+		med, min float64
+	}{{"ba", baIt, baMed, baMin}, {"ibu", ibuIt, ibuMed, ibuMin}} {
+		ps, sp := "", ""
+		if s, ok := facts.Seconds[r.k]; ok {
+			ps, sp = harness.FormatFloat(s), harness.FormatFloat(s/r.med)
+		}
+		t.Add(j.city, r.k, r.it, g.Len(), r.med, r.min, p.Repeats, ps, sp)
+	}
+	return []harness.Table{*t}, nil
+}
+
+//go:embed section.md.tmpl
+var templates embed.FS
+
+// sectionData is what section.md.tmpl shows.
+type sectionData struct {
+	Beta, Machine string
+	Repeats       int
+	Rows          [][]string
+}
+
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
+	t, err := out.ReadTable("kernels")
+	if err != nil {
+		return harness.Section{}, err
+	}
+	rd, err := t.Reader("city", "kernel", "iterations", "cells", "median_seconds", "paper_seconds", "speedup_vs_paper")
+	if err != nil {
+		return harness.Section{}, err
+	}
+	d := sectionData{Beta: harness.FormatSig(p.Beta, 3), Repeats: p.Repeats,
+		Machine: fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())}
+	for i := range t.Rows {
+		ps, sp := "-", "-"
+		if rd.Str(i, "paper_seconds") != "" {
+			ps = rd.Str(i, "paper_seconds") + " s"
+			s := rd.Float(i, "speedup_vs_paper")
+			sp = fmt.Sprintf("%.0fx", s)
+			if s < 100 {
+				sp = harness.FormatSig(s, 3) + "x"
+			}
+		}
+		d.Rows = append(d.Rows, []string{param.Title(rd.Str(i, "city")), rd.Str(i, "cells"), strings.ToUpper(rd.Str(i, "kernel")),
+			rd.Str(i, "iterations"), harness.FormatSig(rd.Float(i, "median_seconds")*1e3, 4) + " ms", ps, sp})
+	}
+	if err := rd.Err(); err != nil {
+		return harness.Section{}, err
+	}
+	tmpl, err := harness.Templates(templates, nil, "section.md.tmpl")
+	if err != nil {
+		return harness.Section{}, err
+	}
+	md, err := harness.Render(tmpl, "section.md.tmpl", d)
+	return harness.Section{Markdown: md}, err
+}
