@@ -57,13 +57,7 @@ const (
 
 // String names the rule by its inequality.
 func (r Rule) String() string {
-	switch r {
-	case UpperClosed:
-		return "edge[i+1] < v <= edge[i]"
-	case BothClosed:
-		return "edge[i+1] <= v <= edge[i]"
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
+	return enum[Rule]{"Rule", "rule", []string{"edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]"}}.String(r)
 }
 
 // City is a discretisation preset: the bounding box of the subset, the

@@ -69,44 +69,21 @@ const (
 	AllRows
 )
 
-// String returns the policy's spec name ("header-quirk", "all-rows").
-func (p RowPolicy) String() string {
-	switch p {
-	case HeaderQuirk:
-		return "header-quirk"
-	case AllRows:
-		return "all-rows"
-	}
-	return fmt.Sprintf("RowPolicy(%d)", int(p))
+func rowPolicies() enum[RowPolicy] {
+	return enum[RowPolicy]{"RowPolicy", "row policy", []string{"header-quirk", "all-rows"}}
 }
+
+// String returns the policy's spec name ("header-quirk", "all-rows").
+func (p RowPolicy) String() string { return rowPolicies().String(p) }
 
 // ParseRowPolicy parses a policy's spec name.
-func ParseRowPolicy(s string) (RowPolicy, error) {
-	for _, p := range []RowPolicy{HeaderQuirk, AllRows} {
-		if s == p.String() {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown row policy %q: want %q or %q", s, HeaderQuirk.String(), AllRows.String())
-}
+func ParseRowPolicy(s string) (RowPolicy, error) { return rowPolicies().Parse(s) }
 
 // MarshalText lets specs and manifests spell the policy by name.
-func (p RowPolicy) MarshalText() ([]byte, error) {
-	if p != HeaderQuirk && p != AllRows {
-		return nil, fmt.Errorf("invalid row policy %d", int(p))
-	}
-	return []byte(p.String()), nil
-}
+func (p RowPolicy) MarshalText() ([]byte, error) { return rowPolicies().Marshal(p) }
 
 // UnmarshalText parses a policy's spec name.
-func (p *RowPolicy) UnmarshalText(b []byte) error {
-	v, err := ParseRowPolicy(string(b))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
+func (p *RowPolicy) UnmarshalText(b []byte) error { return rowPolicies().Unmarshal(b, p) }
 
 // LoadOptions selects how Load builds a data set.
 type LoadOptions struct {

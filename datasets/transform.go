@@ -21,44 +21,21 @@ const (
 	SetMass
 )
 
-// String returns the mode's spec name ("move", "set").
-func (m IslandMode) String() string {
-	switch m {
-	case MoveMass:
-		return "move"
-	case SetMass:
-		return "set"
-	}
-	return fmt.Sprintf("IslandMode(%d)", int(m))
+func islandModes() enum[IslandMode] {
+	return enum[IslandMode]{"IslandMode", "island mode", []string{"move", "set"}}
 }
+
+// String returns the mode's spec name ("move", "set").
+func (m IslandMode) String() string { return islandModes().String(m) }
 
 // ParseIslandMode parses a mode's spec name.
-func ParseIslandMode(s string) (IslandMode, error) {
-	for _, m := range []IslandMode{MoveMass, SetMass} {
-		if s == m.String() {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown island mode %q: want %q or %q", s, MoveMass.String(), SetMass.String())
-}
+func ParseIslandMode(s string) (IslandMode, error) { return islandModes().Parse(s) }
 
 // MarshalText lets specs and manifests spell the mode by name.
-func (m IslandMode) MarshalText() ([]byte, error) {
-	if m != MoveMass && m != SetMass {
-		return nil, fmt.Errorf("invalid island mode %d", int(m))
-	}
-	return []byte(m.String()), nil
-}
+func (m IslandMode) MarshalText() ([]byte, error) { return islandModes().Marshal(m) }
 
 // UnmarshalText parses a mode's spec name.
-func (m *IslandMode) UnmarshalText(b []byte) error {
-	v, err := ParseIslandMode(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
-}
+func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes().Unmarshal(b, m) }
 
 // Block is a rectangle of local cells, bounds inclusive.
 type Block struct {

@@ -30,6 +30,17 @@ reps = 3
 draws = 40
 `
 
+// crashReference writes the crash tests' spec into a fresh directory and
+// runs it there uninterrupted, into dir/want.
+func crashReference(t *testing.T) (dir, spec, want string) {
+	t.Helper()
+	dir = t.TempDir()
+	spec = writeSpec(t, dir, "exp.toml", crashSpec)
+	want = filepath.Join(dir, "want")
+	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	return dir, spec, want
+}
+
 // TestHelperProcess is the child: it is not a test on its own.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv("PRIVIC_HELPER")
@@ -92,10 +103,7 @@ func countJobs(dir string) int {
 // a few jobs, after many) and checks the rerun ends byte-identical to an
 // uninterrupted run, computing only the missing jobs.
 func TestResumeAfterKill(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 	for _, killAt := range []int{1, 7, 20} {
 		out := filepath.Join(dir, "killed", string(rune('a'+killAt)))
 		cmd := helper(t, "slow-jobs", spec, out)
@@ -127,10 +135,7 @@ func TestResumeAfterKill(t *testing.T) {
 // a file leaves only a temporary file, never a partial result; the rerun
 // removes it and ends identical to an uninterrupted run.
 func TestResumeAfterDeathMidWrite(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 	out := filepath.Join(dir, "out")
 	if err := helper(t, "die-mid-write", spec, out).Run(); err == nil {
 		t.Fatal("helper survived")
@@ -152,10 +157,7 @@ func TestResumeAfterDeathMidWrite(t *testing.T) {
 // TestInterruptResumes cancels the context part-way (what Ctrl-C does in
 // the CLI): ErrInterrupted, finished jobs stored, rerun identical.
 func TestInterruptResumes(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -184,10 +186,7 @@ func TestInterruptResumes(t *testing.T) {
 // TestDamagedRecordIsRecomputed: a record that does not decode (a power
 // cut can leave one empty or truncated) is recomputed, not trusted.
 func TestDamagedRecordIsRecomputed(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	out := filepath.Join(dir, "out")
-	mustRun(t, registry(t, nil), spec, out, harness.RunOptions{})
+	_, spec, out := crashReference(t)
 	want := tree(t, out)
 	files, _ := filepath.Glob(filepath.Join(out, "exp", "jobs", "*.json"))
 	b, _ := os.ReadFile(files[0])

@@ -26,6 +26,19 @@ type NamedFigure struct {
 	Fig  Figure
 }
 
+// Figures are the figures of a Section, which the harness writes.
+type Figures []NamedFigure
+
+// Add appends fig under the base name base; when err (the error of
+// making fig) is not nil, it returns it naming base and appends nothing.
+func (f *Figures) Add(base string, fig Figure, err error) error {
+	if err != nil {
+		return fmt.Errorf("%s: %w", base, err)
+	}
+	*f = append(*f, NamedFigure{Base: base, Fig: fig})
+	return nil
+}
+
 // WriteFigures sets every figure to FigureDPI and writes it as <base>.png
 // and <base>.svg. Different figures are encoded concurrently (rendering
 // dominates a kind's Finish, which often runs when the other cores have

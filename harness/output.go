@@ -42,6 +42,17 @@ func (o *Output) ReadTable(name string) (*Table, error) {
 	return readCSV(filepath.Join(o.dir, name+".csv"), name)
 }
 
+// ReadTableAs reads the table called name from out and parses it with
+// parse.
+func ReadTableAs[T any](out *Output, name string, parse func(*Table) (T, error)) (T, error) {
+	t, err := out.ReadTable(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(t)
+}
+
 // WriteTable atomically writes a derived table as <t.Name>.csv.
 func (o *Output) WriteTable(t Table) error {
 	if err := checkTable(t); err != nil {

@@ -189,26 +189,14 @@ func (r *specRun) checkMemory(opt RunOptions) error {
 	return nil
 }
 
-// open prepares the experiment directory: lock, stale temporary files
-// removed, job files of other plans removed, stored results loaded.
+// open prepares the experiment directory (see lockDirectory) and loads
+// the stored results.
 func (r *specRun) open(opt RunOptions) error {
-	fail := func(err error) error { return fmt.Errorf("%s: %w", r.spec.Path, err) }
 	if _, err := os.Stat(r.dir); errors.Is(err, fs.ErrNotExist) {
 		r.created = true
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
-		return fail(err)
-	}
-	unlock, err := lockDir(r.dir)
-	if err != nil {
-		return fail(err)
-	}
-	r.unlock = unlock
-	if err := removeTemps(r.dir); err != nil {
-		return fail(err)
-	}
-	if err := removeForeignJobs(r.dir, r.jobs); err != nil {
-		return fail(err)
+	if err := r.lockDirectory(); err != nil {
+		return fmt.Errorf("%s: %w", r.spec.Path, err)
 	}
 	r.recs = make([]*record, len(r.jobs))
 	r.reused = make([]bool, len(r.jobs))
@@ -226,6 +214,23 @@ func (r *specRun) open(opt RunOptions) error {
 	}
 	r.pending = len(r.todo)
 	return nil
+}
+
+// lockDirectory creates and locks the experiment directory, and removes
+// stale temporary files and the job files of other plans.
+func (r *specRun) lockDirectory() error {
+	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(r.dir)
+	if err != nil {
+		return err
+	}
+	r.unlock = unlock
+	if err := removeTemps(r.dir); err != nil {
+		return err
+	}
+	return removeForeignJobs(r.dir, r.jobs)
 }
 
 // removeForeignJobs deletes job files that belong to no job of the plan

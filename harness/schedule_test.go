@@ -18,9 +18,7 @@ type schedParams struct{}
 
 func (*schedParams) Validate() error { return nil }
 
-func (k schedDef) Name() string                             { return k.name }
-func (schedDef) Describe() string                           { return "" }
-func (schedDef) Outputs() []string                          { return nil }
+func (k schedDef) About() About                             { return About{Name: k.name, Exclusive: k.exclusive} }
 func (schedDef) NewParams() *schedParams                    { return nil }
 func (schedDef) Plan(*schedParams) ([]Work[float64], error) { return nil, nil }
 func (schedDef) Finish(context.Context, *schedParams, *Output) (Section, error) {
@@ -29,7 +27,6 @@ func (schedDef) Finish(context.Context, *schedParams, *Output) (Section, error) 
 func (schedDef) Run(context.Context, float64, *rand.Rand) ([]Table, error) {
 	return nil, nil
 }
-func (k schedDef) Exclusive() bool { return k.exclusive }
 
 type costDef struct{ schedDef }
 

@@ -1,16 +1,11 @@
 package harness
 
 import (
-	"bytes"
-	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 )
 
 // The report contract: every kind's Finish returns a Section, the harness
@@ -38,6 +33,9 @@ type Section struct {
 	Claims []Claim
 	// Skipped are the figures (or parts of them) that could not be drawn.
 	Skipped []Skip
+	// Figures are the figures the section shows, written as <base>.png
+	// and <base>.svg (see WriteFigures).
+	Figures Figures
 }
 
 // Verdicts of a Claim; the report counts claims by these exact strings.
@@ -56,11 +54,15 @@ type Skip struct{ Figure, Reason string }
 
 // CountVerdict is the verdict of a claim checked n times and found true
 // ok times: all of them reproduced, some partly, none not reproduced.
-func CountVerdict(ok, n int) string {
+func CountVerdict(ok, n int) string { return VerdictOf(n > 0 && ok == n, ok > 0) }
+
+// VerdictOf is Reproduced when all holds, else Partly when some does,
+// else NotReproduced.
+func VerdictOf(all, some bool) string {
 	switch {
-	case n > 0 && ok == n:
+	case all:
 		return Reproduced
-	case ok > 0:
+	case some:
 		return Partly
 	}
 	return NotReproduced
@@ -88,6 +90,9 @@ func (o *Output) writeSection(s Section, outputs []string) error {
 	}
 	if s.Markdown == "" && slices.Contains(outputs, sectionFile) {
 		return errors.New("the kind lists section.md among its outputs but returned no section")
+	}
+	if err := o.WriteFigures(s.Figures...); err != nil {
+		return err
 	}
 	if s.Markdown != "" {
 		if err := o.writeReserved(sectionFile, func(w io.Writer) error {
@@ -128,60 +133,4 @@ func (o *Output) writeReserved(name string, write func(io.Writer) error) error {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
-}
-
-// ReadSection reads the Section an experiment directory holds. A missing
-// file contributes nothing; found is false when the directory has none of
-// the three. A malformed file contributes nothing and is named in err,
-// while the rest is still returned.
-func ReadSection(dir string) (s Section, found bool, err error) {
-	var problems []error
-	b, rerr := os.ReadFile(filepath.Join(dir, sectionFile))
-	switch {
-	case rerr == nil:
-		found = true
-		s.Markdown = string(b)
-	case !errors.Is(rerr, fs.ErrNotExist):
-		problems = append(problems, fmt.Errorf("%s: %w", sectionFile, rerr))
-	}
-	rows, ok, rerr := readSmallCSV(filepath.Join(dir, claimsFile), claimsHeader)
-	found = found || ok
-	if rerr != nil {
-		problems = append(problems, rerr)
-	}
-	for _, r := range rows {
-		s.Claims = append(s.Claims, Claim{Claim: r[0], Evidence: r[1], Verdict: r[2]})
-	}
-	rows, ok, rerr = readSmallCSV(filepath.Join(dir, skippedFile), skippedHeader)
-	found = found || ok
-	if rerr != nil {
-		problems = append(problems, rerr)
-	}
-	for _, r := range rows {
-		s.Skipped = append(s.Skipped, Skip{Figure: r[0], Reason: r[1]})
-	}
-	return s, found, errors.Join(problems...)
-}
-
-// readSmallCSV reads a report CSV with the given header; a missing file
-// gives no rows, no error and found false.
-func readSmallCSV(path string, header []string) (rows [][]string, found bool, err error) {
-	name := filepath.Base(path)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, false, nil
-	}
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %w", name, err)
-	}
-	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = len(header)
-	recs, err := r.ReadAll()
-	if err != nil {
-		return nil, true, fmt.Errorf("%s: %w", name, err)
-	}
-	if len(recs) == 0 || !slices.Equal(recs[0], header) {
-		return nil, true, fmt.Errorf("%s: want header %s", name, strings.Join(header, ","))
-	}
-	return recs[1:], true, nil
 }

@@ -23,6 +23,16 @@ func Templates(fsys fs.FS, funcs template.FuncMap, patterns ...string) (*templat
 	return t, nil
 }
 
+// RenderFile parses the template file called name in fsys (with
+// TemplateFuncs) and executes it with data: a kind's one section template.
+func RenderFile(fsys fs.FS, name string, data any) (string, error) {
+	t, err := Templates(fsys, nil, name)
+	if err != nil {
+		return "", err
+	}
+	return Render(t, name, data)
+}
+
 // Render executes the template called name with data and returns the
 // text.
 func Render(t *template.Template, name string, data any) (string, error) {

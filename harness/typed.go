@@ -9,19 +9,59 @@ import (
 // Def is an experiment kind written against its own types: P is its
 // parameter type (a pointer to a struct, see Kind.NewParams) and J the
 // description of one job. Typed turns a Def into the Kind the harness
-// runs, so kind code never converts from Params or Job.Arg itself.
+// runs, so kind code never converts from Params or Job.Arg itself. The
+// methods mean what Kind's do.
 //
 // A Def may also implement, with its own job type, EstimateBytes(J) int64
-// (MemoryEstimator), EstimateCost(J) float64 (CostEstimator), and as they
-// are Exclusive and Versioned; Typed passes each on.
+// (MemoryEstimator) and EstimateCost(J) float64 (CostEstimator); Typed
+// passes them on.
 type Def[P Params, J any] interface {
-	Name() string
-	Describe() string
-	Outputs() []string
+	About() About
 	NewParams() P
 	Plan(p P) ([]Work[J], error)
 	Run(ctx context.Context, job J, rng *rand.Rand) ([]Table, error)
 	Finish(ctx context.Context, p P, out *Output) (Section, error)
+}
+
+// About is what a kind says of itself.
+type About struct {
+	// Name is the value of the spec's `kind` key.
+	Name string
+	// Describe says in one line what the kind computes.
+	Describe string
+	// Tables, Figures and Files are what the kind writes besides its
+	// section: tables (<name>.csv, job tables and derived ones), figures
+	// (<name>.png and <name>.svg; "<city>" in a name stands for each
+	// city) and other files, by name.
+	Tables, Figures, Files []string
+	// Claims says that the kind checks claims and Skips that it may skip
+	// figures: the harness then writes claims.csv or skipped.csv on every
+	// run, with a header alone when the section has no rows.
+	Claims, Skips bool
+	// Version is mixed into the spec hash (Versioned): bump it when a
+	// change alters stored job results, so that they are recomputed.
+	Version string
+	// Exclusive makes every job of the kind run alone (Exclusive).
+	Exclusive bool
+}
+
+// Outputs lists every file a kind with a section writes (Kind.Outputs).
+func (a About) Outputs() []string {
+	var out []string
+	for _, t := range a.Tables {
+		out = append(out, t+".csv")
+	}
+	for _, f := range a.Figures {
+		out = append(out, f+".png", f+".svg")
+	}
+	out = append(out, a.Files...)
+	if a.Claims {
+		out = append(out, claimsFile)
+	}
+	if a.Skips {
+		out = append(out, skippedFile)
+	}
+	return append(out, sectionFile)
 }
 
 // Work is one planned job of a typed kind: its key (see Job.Key) and the
@@ -40,25 +80,31 @@ func Typed[P Params, J any](d Def[P, J]) Kind {
 	cost, hasCost := d.(interface{ EstimateCost(J) float64 })
 	switch {
 	case hasMem && hasCost:
-		return typedMemCost[P, J]{typedMem[P, J]{t, mem}, cost}
+		return typedMemCost[P, J]{typedMem[P, J]{t, mem.EstimateBytes}, cost.EstimateCost}
 	case hasMem:
-		return typedMem[P, J]{t, mem}
+		return typedMem[P, J]{t, mem.EstimateBytes}
 	case hasCost:
-		return typedCost[P, J]{t, cost}
+		return typedCost[P, J]{t, cost.EstimateCost}
 	}
 	return t
 }
 
 type typed[P Params, J any] struct{ d Def[P, J] }
 
-func (t typed[P, J]) Name() string      { return t.d.Name() }
-func (t typed[P, J]) Describe() string  { return t.d.Describe() }
-func (t typed[P, J]) Outputs() []string { return t.d.Outputs() }
+func (t typed[P, J]) Name() string      { return t.d.About().Name }
+func (t typed[P, J]) Describe() string  { return t.d.About().Describe }
+func (t typed[P, J]) Outputs() []string { return t.d.About().Outputs() }
 func (t typed[P, J]) NewParams() Params { return t.d.NewParams() }
+
+// Exclusive implements Exclusive.
+func (t typed[P, J]) Exclusive() bool { return t.d.About().Exclusive }
+
+// Version implements Versioned.
+func (t typed[P, J]) Version() string { return t.d.About().Version }
 func (t typed[P, J]) params(p Params) (P, error) {
 	tp, ok := p.(P)
 	if !ok {
-		return tp, fmt.Errorf("kind %s: parameters of type %T, want %T", t.d.Name(), p, tp)
+		return tp, fmt.Errorf("kind %s: parameters of type %T, want %T", t.Name(), p, tp)
 	}
 	return tp, nil
 }
@@ -66,7 +112,7 @@ func (t typed[P, J]) params(p Params) (P, error) {
 func (t typed[P, J]) job(j Job) (J, error) {
 	a, ok := j.Arg.(J)
 	if !ok {
-		return a, fmt.Errorf("kind %s: job %s has an argument of type %T, want %T", t.d.Name(), j.Key, j.Arg, a)
+		return a, fmt.Errorf("kind %s: job %s has an argument of type %T, want %T", t.Name(), j.Key, j.Arg, a)
 	}
 	return a, nil
 }
@@ -103,55 +149,34 @@ func (t typed[P, J]) Finish(ctx context.Context, p Params, out *Output) (Section
 	return t.d.Finish(ctx, tp, out)
 }
 
-// Exclusive implements Exclusive (false unless the Def says otherwise).
-func (t typed[P, J]) Exclusive() bool {
-	ex, ok := t.d.(Exclusive)
-	return ok && ex.Exclusive()
-}
-
-// Version implements Versioned ("" unless the Def has a version).
-func (t typed[P, J]) Version() string {
-	if v, ok := t.d.(Versioned); ok {
-		return v.Version()
+// estimate passes job j to the Def's estimator f; a job of a foreign type
+// gets the zero value (unknown) and fails when it runs.
+func estimate[P Params, J, R any](t typed[P, J], j Job, f func(J) R) R {
+	a, err := t.job(j)
+	if err != nil {
+		var zero R
+		return zero
 	}
-	return ""
+	return f(a)
 }
 
 type typedMem[P Params, J any] struct {
 	typed[P, J]
-	mem interface{ EstimateBytes(J) int64 }
+	mem func(J) int64
 }
 
-// EstimateBytes implements MemoryEstimator; a job of a foreign type gets
-// 0 (unknown) and fails when it runs.
-func (t typedMem[P, J]) EstimateBytes(j Job) int64 {
-	a, err := t.job(j)
-	if err != nil {
-		return 0
-	}
-	return t.mem.EstimateBytes(a)
-}
+func (t typedMem[P, J]) EstimateBytes(j Job) int64 { return estimate(t.typed, j, t.mem) }
 
 type typedCost[P Params, J any] struct {
 	typed[P, J]
-	cost interface{ EstimateCost(J) float64 }
+	cost func(J) float64
 }
 
-// EstimateCost implements CostEstimator.
-func (t typedCost[P, J]) EstimateCost(j Job) float64 {
-	a, err := t.job(j)
-	if err != nil {
-		return 0
-	}
-	return t.cost.EstimateCost(a)
-}
+func (t typedCost[P, J]) EstimateCost(j Job) float64 { return estimate(t.typed, j, t.cost) }
 
 type typedMemCost[P Params, J any] struct {
 	typedMem[P, J]
-	cost interface{ EstimateCost(J) float64 }
+	cost func(J) float64
 }
 
-// EstimateCost implements CostEstimator.
-func (t typedMemCost[P, J]) EstimateCost(j Job) float64 {
-	return typedCost[P, J]{t.typed, t.cost}.EstimateCost(j)
-}
+func (t typedMemCost[P, J]) EstimateCost(j Job) float64 { return estimate(t.typed, j, t.cost) }

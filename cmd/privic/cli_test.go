@@ -50,19 +50,14 @@ func (p *stepsParams) Validate() error {
 // step is one job: its index and how long it sleeps.
 type step struct{ i, sleepMS int }
 
-func (k stepsKind) Name() string {
+func (k stepsKind) About() harness.About {
+	a := harness.About{Name: "steps", Describe: "sleeps and draws", Tables: []string{"draws", "total"}}
 	if k.describePanics {
-		return "steps-broken"
+		a.Name = "steps-broken"
+		a.Describe = func() string { panic("describe exploded") }()
 	}
-	return "steps"
+	return a
 }
-func (k stepsKind) Describe() string {
-	if k.describePanics {
-		panic("describe exploded")
-	}
-	return "sleeps and draws"
-}
-func (stepsKind) Outputs() []string { return []string{"draws.csv", "total.csv"} }
 func (stepsKind) NewParams() *stepsParams {
 	return &stepsParams{N: 6, Panic: -1}
 }
@@ -94,7 +89,7 @@ func (stepsKind) Finish(ctx context.Context, _ *stepsParams, out *harness.Output
 	}
 	total := harness.NewTable("total", "rows")
 	total.Add(len(t.Rows))
-	return harness.Section{}, out.WriteTable(*total)
+	return harness.Section{Markdown: "## steps\n"}, out.WriteTable(*total)
 }
 
 func steps(k stepsKind) harness.Kind { return harness.Typed[*stepsParams, step](k) }

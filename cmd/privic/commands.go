@@ -124,6 +124,24 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// operands parses args with fs and returns the operands, at least one
+// (what names them in the usage error).
+func operands(fs *flag.FlagSet, args []string, what string) ([]string, error) {
+	ops, err := parseArgs(fs, args)
+	if err == nil && len(ops) == 0 {
+		err = usagef("no %s given", what)
+	}
+	return ops, err
+}
+
+// parallelism checks -j.
+func parallelism(n int) error {
+	if n < 1 {
+		return usagef("-j %d: want at least 1", n)
+	}
+	return nil
+}
+
 func memLimit(s string) (int64, error) {
 	if s == "" {
 		return 0, nil // harness default: half the machine's memory
@@ -159,16 +177,12 @@ func loadSpecs(reg *harness.Registry, paths []string) ([]*harness.Spec, error) {
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	var f runFlags
-	fs := f.set()
-	paths, err := parseArgs(fs, args)
+	paths, err := operands(f.set(), args, "spec")
 	if err != nil {
 		return err
 	}
-	if len(paths) == 0 {
-		return usagef("no spec given")
-	}
-	if f.jobs < 1 {
-		return usagef("-j %d: want at least 1", f.jobs)
+	if err := parallelism(f.jobs); err != nil {
+		return err
 	}
 	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet)}
 	if f.shard != "" {
@@ -248,12 +262,9 @@ func startProfiles(cpu, mem string) (stop func() error, err error) {
 
 func cmdValidate(ctx context.Context, e *env, args []string) error {
 	var f validateFlags
-	paths, err := parseArgs(f.set(), args)
+	paths, err := operands(f.set(), args, "spec")
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usagef("no spec given")
 	}
 	limit, err := memLimit(f.memLimit)
 	if err != nil {
@@ -331,15 +342,12 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 
 func cmdMerge(ctx context.Context, e *env, args []string) error {
 	var f mergeFlags
-	dirs, err := parseArgs(f.set(), args)
+	dirs, err := operands(f.set(), args, "shard directory")
 	if err != nil {
 		return err
 	}
-	if len(dirs) == 0 {
-		return usagef("no shard directory given")
-	}
-	if f.jobs < 1 {
-		return usagef("-j %d: want at least 1", f.jobs)
+	if err := parallelism(f.jobs); err != nil {
+		return err
 	}
 	reg, err := harness.NewRegistry(e.kinds...)
 	if err != nil {

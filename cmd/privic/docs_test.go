@@ -8,27 +8,18 @@ import (
 	"strings"
 	"testing"
 
+	"privic/datasets"
 	"privic/harness"
 )
 
-// moduleRoot is the directory holding go.mod, found by walking up from
-// the test's working directory.
+// moduleRoot is the directory holding go.mod.
 func moduleRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := datasets.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
+	return root
 }
 
 func readFile(t *testing.T, path string) string {

@@ -48,11 +48,7 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *shared == "" || *out == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		root, err := datasets.ModuleRoot(wd)
+		root, err := datasets.ModuleRoot(".")
 		if err != nil {
 			return fmt.Errorf("%w (give -shared and -out)", err)
 		}

@@ -40,9 +40,6 @@ type Hooks struct {
 // def is the test kind's harness.Def.
 type def struct{ *Hooks }
 
-// Exclusive implements harness.Exclusive.
-func (k def) Exclusive() bool { return k.Alone }
-
 // Params are testkind's parameters.
 type Params struct {
 	Beta     harness.Sweep `toml:"beta"`      // each > 0
@@ -90,23 +87,17 @@ func (p *Params) Validate() error {
 	return nil
 }
 
-// Name implements harness.Kind.
-func (k def) Name() string {
-	if k.KindName != "" {
-		return k.KindName
+// About implements harness.Def.
+func (k def) About() harness.About {
+	name := k.KindName
+	if name == "" {
+		name = "testkind"
 	}
-	return "testkind"
+	return harness.About{Name: name, Describe: "random draws per beta and repetition (harness tests)",
+		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone}
 }
 
-// Describe implements harness.Kind.
-func (k def) Describe() string { return "random draws per beta and repetition (harness tests)" }
-
-// Outputs implements harness.Kind.
-func (k def) Outputs() []string {
-	return []string{"draws.csv", "means.csv", "summary.csv", "notes/summary.txt"}
-}
-
-// NewParams implements harness.Kind.
+// NewParams implements harness.Def.
 func (k def) NewParams() *Params {
 	return &Params{Beta: harness.SweepOf(0.5, 1, 2), Reps: 3, Draws: 20, Mode: "gauss", Grid: Grid{Rows: 2, Cols: 3}}
 }
@@ -219,8 +210,7 @@ func (k def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harnes
 	if err := out.WriteTable(sum); err != nil {
 		return harness.Section{}, err
 	}
-	return harness.Section{}, out.Create("notes/summary.txt", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "%d betas, %d job means\n", len(order), len(t.Rows))
-		return err
-	})
+	text := fmt.Sprintf("%d betas, %d job means\n", len(order), len(t.Rows))
+	err = out.WriteText("notes/summary.txt", text)
+	return harness.Section{Markdown: "## testkind\n\n" + text}, err
 }

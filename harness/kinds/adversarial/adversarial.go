@@ -21,18 +21,15 @@ import (
 // Kind returns the adversarial kind.
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
-// version is mixed into the spec hash (harness.Versioned).
-const version = "2"
-
 type params struct {
-	// Places are the city (the paper: Paris), the island and A and B.
-	island.Places
 	// Beta lists BA's loss parameters (reference code: 0.4 and 0.6, the
 	// paper's eps = 2 beta = 0.8 and 1.2).
 	Beta harness.Sweep `toml:"beta"`
 	// Fractions lists the adversarial fractions f in [0, 1).
-	Fractions    harness.Sweep `toml:"fractions"`
-	BAIterations int           `toml:"ba_iterations"`
+	Fractions harness.Sweep `toml:"fractions"`
+	// Places are the city (the paper: Paris), the island and A and B.
+	island.Places
+	BAIterations int `toml:"ba_iterations"`
 	// FigureFractions[i] are the panels of the figure for Beta[i]
 	// (Fig. 11a, 11b, ...), drawn clockwise from the top left as in the
 	// paper; every value must be one of Fractions.
@@ -85,26 +82,28 @@ type def struct{}
 
 type job struct {
 	p        *params
+	s        *island.Setup // read-only, shared by every job
 	beta     float64
 	fraction float64
 	lap      bool // the LAP reference job of this beta
 }
 
-func (def) Name() string    { return "adversarial" }
-func (def) Version() string { return version }
-func (def) Describe() string {
-	return "Fig. 11a/11b: report distribution of an honest user at A when a fraction of users falsely report A (BA, eps 0.8 and 1.2)"
-}
-func (def) Outputs() []string {
-	return []string{"report_distribution.csv", "identification.csv", "lap_reference.csv",
-		"fig11a.png", "fig11a.svg", "fig11b.png", "fig11b.svg", "claims.csv", "section.md"}
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "adversarial",
+		Describe: "Fig. 11a/11b: report distribution of an honest user at A when a fraction of users falsely report A (BA, eps 0.8 and 1.2)",
+		Tables:   []string{"report_distribution", "identification", "lap_reference"},
+		Figures:  []string{"fig11a", "fig11b"},
+		Claims:   true,
+		Version:  "2",
+	}
 }
 
 func (def) NewParams() *params {
 	return &params{
-		Places:          island.Places{City: "paris", Rows: datasets.HeaderQuirk, Island: island.Default()},
 		Beta:            harness.SweepOf(0.4, 0.6),
 		Fractions:       harness.SweepOf(0, 0.05, 0.10, 0.15, 0.20, 0.24, 0.29, 0.34, 0.38, 0.39),
+		Places:          island.Places{City: "paris", Rows: datasets.HeaderQuirk, Island: island.Default()},
 		BAIterations:    10,
 		FigureFractions: [][]float64{{0, 0.29, 0.34, 0.39}, {0, 0.10, 0.15, 0.20}},
 		LapWiden:        5,
@@ -112,36 +111,30 @@ func (def) NewParams() *params {
 }
 
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	s, err := p.Setup()
 	var jobs []harness.Work[job]
 	for _, b := range p.Beta.Values() {
 		for _, f := range p.Fractions.Values() {
 			jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b) + "/fraction=" + harness.FormatFloat(f),
-				Job: job{p: p, beta: b, fraction: f}})
+				Job: job{p: p, s: s, beta: b, fraction: f}})
 		}
 		if p.LapWiden >= 0 {
-			jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b) + "/lap", Job: job{p: p, beta: b, lap: true}})
+			jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b) + "/lap", Job: job{p: p, s: s, beta: b, lap: true}})
 		}
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // EstimateBytes: the BA channel and the SVD's work space (about six m x m
 // matrices), the LAP channel (m x n) and one report row of m cells.
 func (def) EstimateBytes(j job) int64 {
-	ds, err := datasets.Load(j.p.City, datasets.LoadOptions{Rows: j.p.Rows})
-	if err != nil {
-		return 1 << 20 // the job fails on its own when it runs
-	}
-	m, n := int64(ds.Grid.Len()), int64(ds.Grid.Widen(max(j.p.LapWiden, 0)).Len())
+	g := j.s.DS.Grid
+	m, n := int64(g.Len()), int64(g.Widen(max(j.p.LapWiden, 0)).Len())
 	return 8*(6*m*m+m*n) + 200*m
 }
 
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
-	p := j.p
-	s, err := p.Setup()
-	if err != nil {
-		return nil, err
-	}
+	p, s := j.p, j.s
 	g := s.DS.Grid
 	if j.lap {
 		// LAP ignores the prior, so adversarial reports cannot move it:

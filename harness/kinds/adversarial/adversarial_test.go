@@ -16,7 +16,11 @@ func TestMatchesDirectComputation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const beta, f = 0.4, 0.29
-	ts, err := def{}.Run(context.Background(), job{p: p, beta: beta, fraction: f}, nil)
+	s, err := p.Setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta, fraction: f}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,19 +57,8 @@ func checkClaims(p *params, pts map[float64][]*point, lap map[float64]island.Loc
 		evW = append(evW, s)
 		evI = append(evI, u)
 	}
-	v := harness.NotReproduced
-	if n > 0 && monoW == n {
-		v = harness.Reproduced
-	} else if monoW > 0 {
-		v = harness.Partly
-	}
-	vi := harness.NotReproduced
-	switch {
-	case n > 0 && monoI == n:
-		vi = harness.Reproduced
-	case grewI > 0:
-		vi = harness.Partly
-	}
+	v := harness.CountVerdict(monoW, n)
+	vi := harness.VerdictOf(n > 0 && monoI == n, grewI > 0)
 	what := "adversarially corrupted island priors, %d BA channels"
 	return []harness.Claim{{
 		Claim:    "With adversarial users reporting A, BA puts more and more weight on and around A in the report distribution of an honest user at A, like LAP (Sec. VI, Fig. 11)",

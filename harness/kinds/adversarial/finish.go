@@ -2,14 +2,12 @@ package adversarial
 
 import (
 	"context"
-	"embed"
 	"fmt"
 	"sort"
 	"strings"
 
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
-	"privic/harness/kinds/internal/param"
 	"privic/plots"
 )
 
@@ -35,24 +33,17 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 			return harness.Section{}, err
 		}
 	}
-	var figs []harness.NamedFigure
-	for i, b := range p.Beta.Values() {
-		if i >= len(p.FigureFractions) {
-			break
-		}
+	var figs harness.Figures
+	for i, b := range p.Beta.Values()[:min(p.Beta.Len(), len(p.FigureFractions))] {
 		name := "fig11" + string(rune('a'+i))
 		fig, err := figure(p, s, name, b, p.FigureFractions[i], pts)
-		if err != nil {
+		if err := figs.Add(name, fig, err); err != nil {
 			return harness.Section{}, err
 		}
-		figs = append(figs, harness.NamedFigure{Base: name, Fig: fig})
-	}
-	if err := out.WriteFigures(figs...); err != nil {
-		return harness.Section{}, err
 	}
 	claims := checkClaims(p, pts, lap)
 	md, err := section(p, s, figs, pts, lap, claims)
-	return harness.Section{Markdown: md, Claims: claims}, err
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
 }
 
 // readPoints reads the identification and distribution tables, keyed by
@@ -154,65 +145,5 @@ func figure(p *params, s *island.Setup, name string, beta float64, fractions []f
 		XLabel:        "column (0 = east edge)",
 		YLabel:        "row (0 = north edge)",
 	})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return fig, nil
-}
-
-//go:embed section.md.tmpl
-var templates embed.FS
-
-// sectionData is what section.md.tmpl shows.
-type sectionData struct {
-	City, Island       string
-	N, BAIterations    int
-	A                  []int
-	Fractions, Figures string
-	FigureNames        []string
-	Rows               [][]string
-	Claims             []harness.Claim
-}
-
-func section(p *params, s *island.Setup, figs []harness.NamedFigure, pts map[float64][]*point, lap map[float64]island.LocStats, claims []harness.Claim) (string, error) {
-	d := sectionData{City: param.Title(p.City), Island: p.Island.Describe(), N: s.DS.N, BAIterations: p.BAIterations, A: p.A,
-		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Figures: figureFractionWords(p), Claims: claims}
-	for _, f := range figs {
-		d.FigureNames = append(d.FigureNames, strings.TrimPrefix(f.Base, "fig"))
-	}
-	sig, pct := harness.FormatSig, harness.FormatPct
-	for _, beta := range p.Beta.Values() {
-		for _, pt := range pts[beta] {
-			d.Rows = append(d.Rows, []string{sig(pt.eps, 3), sig(100*pt.f, 3) + "%", sig(pt.tight, 4), pct(pt.st.PAt), pct(pt.st.PWithin1),
-				pct(pt.st.PDeserted), sig(pt.st.ExpDistance, 3), pct(pt.st.MAPIdent), pct(pt.st.ExpPosterior), sig(pt.msv, 3)})
-		}
-		if st, ok := lap[beta]; ok {
-			d.Rows = append(d.Rows, []string{sig(2*beta, 3), "LAP", sig(2*beta, 4), pct(st.PAt), pct(st.PWithin1),
-				pct(st.PDeserted), sig(st.ExpDistance, 3), pct(st.MAPIdent), pct(st.ExpPosterior), "-"})
-		}
-	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return "", err
-	}
-	return harness.Render(t, "section.md.tmpl", d)
-}
-
-func figureFractionWords(p *params) string {
-	var parts []string
-	for i, l := range p.FigureFractions {
-		if i >= p.Beta.Len() {
-			break
-		}
-		parts = append(parts, fmt.Sprintf("f = {%s}%% at eps %s", harness.FormatList(scale(l, 100), 3), harness.FormatSig(2*p.Beta.Values()[i], 3)))
-	}
-	return strings.Join(parts, " and ")
-}
-
-func scale(v []float64, k float64) []float64 {
-	o := make([]float64, len(v))
-	for i, x := range v {
-		o[i] = k * x
-	}
-	return o
+	return fig, err
 }

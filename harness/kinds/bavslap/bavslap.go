@@ -27,13 +27,8 @@ import (
 // Kind returns the ba-vs-lap kind.
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
-// version is mixed into the spec hash (harness.Versioned).
-const version = "2"
-
 type params struct {
-	// Cities lists the data sets (paper: Paris and SF).
-	Cities []string           `toml:"cities"`
-	Rows   datasets.RowPolicy `toml:"rows"`
+	param.Data
 	// Beta is BA's loss parameter sweep (paper: 0.2, 0.4, ..., 5.0).
 	Beta harness.Sweep `toml:"beta"`
 	// Sims is the number of simulations per (city, beta) (paper: 5).
@@ -57,7 +52,7 @@ type params struct {
 }
 
 func (p *params) Validate() error {
-	if err := param.Cities("cities", p.Cities); err != nil {
+	if err := p.Data.Validate(); err != nil {
 		return err
 	}
 	if err := param.Betas("beta", p.Beta.Values()); err != nil {
@@ -98,35 +93,25 @@ type def struct{}
 
 type job struct {
 	p    *params
-	city string
+	ds   *datasets.Dataset // read-only, shared by the city's jobs
 	beta float64
-	// data replaces the named city's data set (tests run tiny synthetic
-	// cases through the same code path); nil loads the city.
-	data *datasets.Dataset
 }
 
-func (j job) dataset() (*datasets.Dataset, error) {
-	if j.data != nil {
-		return j.data, nil
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "ba-vs-lap",
+		Describe: "Fig. 3a/3b: statistical utility (true EMD of the IBU estimate to the prior) of BA and LAP at the same epsilon vs beta, Paris and SF",
+		Tables:   []string{"utility", "levels", "utility_summary"},
+		Figures:  []string{"fig3a", "fig3b"},
+		Claims:   true,
+		Version:  "2",
 	}
-	return datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
-}
-
-func (def) Name() string    { return "ba-vs-lap" }
-func (def) Version() string { return version }
-func (def) Describe() string {
-	return "Fig. 3a/3b: statistical utility (true EMD of the IBU estimate to the prior) of BA and LAP at the same epsilon vs beta, Paris and SF"
-}
-func (def) Outputs() []string {
-	return []string{"utility.csv", "levels.csv", "utility_summary.csv",
-		"fig3a.png", "fig3a.svg", "fig3b.png", "fig3b.svg", "claims.csv", "section.md"}
 }
 
 func (def) NewParams() *params {
 	beta, _ := harness.SweepRange(0.2, 5.0, 0.2)
 	return &params{
-		Cities:              []string{"paris", "sf"},
-		Rows:                datasets.HeaderQuirk,
+		Data:                param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
 		Beta:                beta,
 		Sims:                5,
 		SimsByCity:          map[string]int{},
@@ -142,10 +127,14 @@ func (def) NewParams() *params {
 // the LAP channel once and runs every simulation of both mechanisms on
 // them, so no channel is computed twice.
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	all, err := p.Load()
+	if err != nil {
+		return nil, err
+	}
 	var jobs []harness.Work[job]
-	for _, c := range p.Cities {
+	for _, ds := range all {
 		for _, b := range p.Beta.Values() {
-			jobs = append(jobs, harness.Work[job]{Key: "city=" + c + "/beta=" + harness.FormatFloat(b), Job: job{p: p, city: c, beta: b}})
+			jobs = append(jobs, harness.Work[job]{Key: "city=" + ds.Name + "/beta=" + harness.FormatFloat(b), Job: job{p: p, ds: ds, beta: b}})
 		}
 	}
 	return jobs, nil
@@ -155,13 +144,9 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // channel (m x n) and a few vectors, 8 bytes each, plus the EMD solver's
 // m x m arc set and the utility table (about 200 bytes a cell).
 func (def) EstimateBytes(j job) int64 {
-	ds, err := j.dataset()
-	if err != nil {
-		return 1 << 20
-	}
-	m := int64(ds.Grid.Len())
-	n := int64(ds.Grid.Widen(j.p.LapWiden).Len())
-	return 8*(m*m+m*n) + 64*m*m + 200*10*int64(j.p.sims(j.city))
+	m := int64(j.ds.Grid.Len())
+	n := int64(j.ds.Grid.Widen(j.p.LapWiden).Len())
+	return 8*(m*m+m*n) + 64*m*m + 200*10*int64(j.p.sims(j.ds.Name))
 }
 
 // simSeeds draws the per-simulation, per-mechanism stream seeds from the
@@ -188,11 +173,7 @@ type mech struct {
 }
 
 func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
-	p := j.p
-	ds, err := j.dataset()
-	if err != nil {
-		return nil, err
-	}
+	p, ds := j.p, j.ds
 	g := ds.Grid
 	prior := ds.Prior()
 	ba, err := kernels.BA(g, prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
@@ -222,17 +203,18 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 			m.offGrid[y] = g.IndexOf(r, c) < 0
 		}
 	}
-	util, err := simulate(ctx, j, ds, mechs, simSeeds(rng, p.sims(j.city), len(mechs)))
+	util, err := simulate(ctx, j, mechs, simSeeds(rng, p.sims(ds.Name), len(mechs)))
 	if err != nil {
 		return nil, err
 	}
 	levels := harness.NewTable("levels", "city", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations")
-	levels.Add(j.city, j.beta, 2*j.beta, tight, eps, ba.Iterations)
+	levels.Add(ds.Name, j.beta, 2*j.beta, tight, eps, ba.Iterations)
 	return []harness.Table{*util, *levels}, nil
 }
 
 // simulate runs every simulation of both mechanisms and tabulates them.
-func simulate(ctx context.Context, j job, ds *datasets.Dataset, mechs []*mech, seeds [][][2]uint64) (*harness.Table, error) {
+func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*harness.Table, error) {
+	ds := j.ds
 	g, prior := ds.Grid, ds.Prior()
 	var ibu kernels.IBUWorkspace // reused by every simulation of the job
 	trueEMD, err := newPointEMD(g, g.Len())
@@ -269,7 +251,7 @@ func simulate(ctx context.Context, j job, ds *datasets.Dataset, mechs []*mech, s
 				}
 				defect = harness.FormatFloat(d)
 			}
-			util.Add(j.city, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid)
+			util.Add(ds.Name, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid)
 		}
 	}
 	return util, nil

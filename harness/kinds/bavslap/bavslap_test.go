@@ -34,7 +34,7 @@ func TestUtilityEMDMatchesIndependentComputation(t *testing.T) {
 	ds := tinyDataset()
 	const beta = 0.7
 	key := "city=tiny/beta=0.7"
-	ts, err := def{}.Run(context.Background(), job{p: p, city: "tiny", beta: beta, data: ds}, harness.JobRand(9, key))
+	ts, err := def{}.Run(context.Background(), job{p: p, ds: ds, beta: beta}, harness.JobRand(9, key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestUtilityEMDMatchesIndependentComputation(t *testing.T) {
 	// Fewer simulations reproduce the first ones of a longer run.
 	p2 := *p
 	p2.Sims = 2
-	ts2, err := def{}.Run(context.Background(), job{p: &p2, city: "tiny", beta: beta, data: ds}, harness.JobRand(9, key))
+	ts2, err := def{}.Run(context.Background(), job{p: &p2, ds: ds, beta: beta}, harness.JobRand(9, key))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,13 @@ func BenchmarkBaVsLapJob(b *testing.B) {
 	for _, city := range []string{"paris", "sf"} {
 		b.Run(city, func(b *testing.B) {
 			p := def{}.NewParams()
+			ds, err := datasets.Load(city, datasets.LoadOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
 			key := "city=" + city + "/beta=1"
 			for b.Loop() {
-				if _, err := (def{}).Run(context.Background(), job{p: p, city: city, beta: 1}, harness.JobRand(1, key)); err != nil {
+				if _, err := (def{}).Run(context.Background(), job{p: p, ds: ds, beta: 1}, harness.JobRand(1, key)); err != nil {
 					b.Fatal(err)
 				}
 			}

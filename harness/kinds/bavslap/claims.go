@@ -51,31 +51,31 @@ func crossoverClaim(city string, cells []*cell, defect bool) (harness.Claim, boo
 	if len(bx) == 0 || len(bx) != len(lx) {
 		return harness.Claim{}, false
 	}
-	var baBetter, baMiss, lapMiss []float64
-	baRange, baOK, lapRange, lapOK := 0, 0, 0, 0
+	// The paper's two halves: the betas where it says BA wins, and where
+	// LAP does; miss lists the betas where the other one won.
+	type half struct {
+		n, ok int
+		miss  []float64
+	}
+	halves := map[string]*half{"ba": {}, "lap": {}}
+	var baBetter []float64
 	for i, b := range bx {
 		w := "lap"
 		if by[i] < ly[i] {
 			w = "ba"
 			baBetter = append(baBetter, b)
 		}
-		switch claim.Winner(b) {
-		case "ba":
-			baRange++
-			if w == "ba" {
-				baOK++
+		if h := halves[claim.Winner(b)]; h != nil {
+			h.n++
+			if w == claim.Winner(b) {
+				h.ok++
 			} else {
-				baMiss = append(baMiss, b)
-			}
-		case "lap":
-			lapRange++
-			if w == "lap" {
-				lapOK++
-			} else {
-				lapMiss = append(lapMiss, b)
+				h.miss = append(h.miss, b)
 			}
 		}
 	}
+	baRange, baOK, baMiss := halves["ba"].n, halves["ba"].ok, halves["ba"].miss
+	lapRange, lapOK, lapMiss := halves["lap"].n, halves["lap"].ok, halves["lap"].miss
 	what := "true EMD"
 	title := fmt.Sprintf("%s: %s (Sec. III-B, Fig. 3)", param.Title(city), claim.Text)
 	if defect {

@@ -30,42 +30,27 @@ type levelRow struct {
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
-	t, err := out.ReadTable("utility")
+	cells, err := harness.ReadTableAs(out, "utility", aggregate)
 	if err != nil {
 		return harness.Section{}, err
 	}
-	cells, err := aggregate(t)
-	if err != nil {
-		return harness.Section{}, err
-	}
-	lv, err := out.ReadTable("levels")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	levels, err := readLevels(lv)
+	levels, err := harness.ReadTableAs(out, "levels", readLevels)
 	if err != nil {
 		return harness.Section{}, err
 	}
 	if err := out.WriteTable(summary(cells)); err != nil {
 		return harness.Section{}, err
 	}
-	figs := map[string]string{}
-	var rendered []harness.NamedFigure
+	var figs harness.Figures
 	for i, city := range p.Cities {
-		name := figureName(city)
-		figs[city] = name
-		fig, err := figure(p, city, i, name, cells)
-		if err != nil {
+		fig, err := figure(p, city, i, figureName(city), cells)
+		if err := figs.Add(figureName(city), fig, err); err != nil {
 			return harness.Section{}, err
 		}
-		rendered = append(rendered, harness.NamedFigure{Base: name, Fig: fig})
-	}
-	if err := out.WriteFigures(rendered...); err != nil {
-		return harness.Section{}, err
 	}
 	claims := checkClaims(p, cells, levels)
-	md, err := section(p, figs, cells, levels, claims)
-	return harness.Section{Markdown: md, Claims: claims}, err
+	md, err := section(p, cells, levels, claims)
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
 }
 
 // figureName is the paper's name of a city's figure (fig3a, fig3b), or
@@ -190,14 +175,10 @@ func figure(p *params, city string, i int, file string, cells []*cell) (*plots.F
 			ss = append(ss, plots.Series{Name: name, X: x, Y: y, YErr: e})
 		}
 	}
-	fig, err := plots.Lines(fmt.Sprintf("Fig. 3%s: statistical utility, %s (mean ± sd, %d sims)", letter, param.Title(city), p.sims(city)),
+	return plots.Lines(fmt.Sprintf("Fig. 3%s: statistical utility, %s (mean ± sd, %d sims)", letter, param.Title(city), p.sims(city)),
 		ss, plots.LineOptions{
 			XLabel: "β, BA loss parameter (1/cell); geo-ind ε ≈ 2β",
 			YLabel: "EMD(IBU estimate, true prior) (cells)",
 			Points: true,
 		})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", file, err)
-	}
-	return fig, nil
 }

@@ -29,7 +29,7 @@ type cityTable struct {
 	Rows  [][]string
 }
 
-func section(p *params, figs map[string]string, cells []*cell, levels []levelRow, claims []harness.Claim) (string, error) {
+func section(p *params, cells []*cell, levels []levelRow, claims []harness.Claim) (string, error) {
 	betas := p.Beta.Values()
 	d := sectionData{
 		IBUIterations: p.IBUIterations, BAIterations: p.BAIterations, LapWiden: p.LapWiden, Betas: len(betas),
@@ -37,14 +37,10 @@ func section(p *params, figs map[string]string, cells []*cell, levels []levelRow
 		Sims: simsWords(p), DefectSims: p.ReferenceDefectSims, Claims: claims,
 	}
 	for _, city := range p.Cities {
-		d.Figures = append(d.Figures, figs[city])
+		d.Figures = append(d.Figures, figureName(city))
 		d.Cities = append(d.Cities, cityTable{Title: param.Title(city), Rows: cityRows(p, city, cells, levels)})
 	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return "", err
-	}
-	return harness.Render(t, "section.md.tmpl", d)
+	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
 
 // cityRows are a city's rows: per beta the mean ± sd of both mechanisms,

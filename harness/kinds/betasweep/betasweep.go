@@ -49,13 +49,16 @@ func (p *params) Validate() error {
 
 type def struct{}
 
-func (def) Name() string    { return "beta-sweep" }
-func (def) Version() string { return "1" }
-func (def) Describe() string {
-	return "PRIVIC's final EMD against beta, per city and protocol variant (Fig. 10)"
-}
-func (def) Outputs() []string {
-	return []string{"final_emd.csv", "final_emd_summary.csv", "fig10a.png", "fig10b.png", "section.md", "claims.csv", "skipped.csv"}
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "beta-sweep",
+		Describe: "PRIVIC's final EMD against beta, per city and protocol variant (Fig. 10)",
+		Tables:   []string{"final_emd", "final_emd_summary"},
+		Figures:  []string{"fig10a", "fig10b"},
+		Claims:   true,
+		Skips:    true,
+		Version:  "1",
+	}
 }
 
 // NewParams: the paper's betas, the paper's and the reference code's
@@ -91,11 +94,7 @@ type finish struct {
 // Finish writes the summary table and Fig. 10a/b, and returns the section
 // with the claim.
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
-	t, err := out.ReadTable("final_emd")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	fs, err := privic.ReadFinals(t)
+	fs, err := harness.ReadTableAs(out, "final_emd", privic.ReadFinals)
 	if err != nil {
 		return harness.Section{}, err
 	}
@@ -110,12 +109,9 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if err != nil {
 		return harness.Section{}, err
 	}
-	if err := out.WriteFigures(figs...); err != nil {
-		return harness.Section{}, err
-	}
 	claims := []harness.Claim{f.claim()}
 	md, err := f.section(claims)
-	return harness.Section{Markdown: md, Claims: claims, Skipped: f.skipped}, err
+	return harness.Section{Markdown: md, Claims: claims, Skipped: f.skipped, Figures: figs}, err
 }
 
 func (f *finish) betas() []float64 { return f.p.Beta.Values() }
@@ -175,8 +171,8 @@ func (f *finish) series(city string, v privic.Variant, ref, est, name string) (p
 }
 
 // fig10 draws the paper's Fig. 10a/b for the presets it has.
-func (f *finish) fig10() ([]harness.NamedFigure, error) {
-	var figs []harness.NamedFigure
+func (f *finish) fig10() (harness.Figures, error) {
+	var figs harness.Figures
 	for _, city := range paper.Presets() {
 		facts, _ := paper.Of(city)
 		name := facts.Fig10
@@ -211,10 +207,9 @@ func (f *finish) fig10() ([]harness.NamedFigure, error) {
 			Points:    true,
 			YFromZero: true,
 		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if err := figs.Add(name, fig, err); err != nil {
+			return nil, err
 		}
-		figs = append(figs, harness.NamedFigure{Base: name, Fig: fig})
 	}
 	return figs, nil
 }
@@ -258,13 +253,7 @@ func (f *finish) claim() harness.Claim {
 			privic.BetaList(betas), strings.Join(parts, ", "), drops, len(means)-1, privic.BetaText(betas[len(betas)-1]), privic.BetaText(betas[0]),
 			privic.Sig(means[len(means)-1]/means[0], 3)))
 	}
-	verdict := harness.NotReproduced
-	switch {
-	case n > 0 && mono == n:
-		verdict = harness.Reproduced
-	case overall > 0:
-		verdict = harness.Partly
-	}
+	verdict := harness.VerdictOf(n > 0 && mono == n, overall > 0)
 	evidence := fmt.Sprintf("default variant %s, EMD to %s after the last cycle, mean over %d rounds: %s. "+
 		"(Sec. V also says higher β means less noise and hence worse statistical utility; the measured direction is what is reported here.)",
 		v.Label(), ref, f.p.Rounds, strings.Join(ev, "; "))
@@ -324,9 +313,5 @@ func (f *finish) section(claims []harness.Claim) (string, error) {
 		}
 		d.Cities = append(d.Cities, ct)
 	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return "", err
-	}
-	return harness.Render(t, "section.md.tmpl", d)
+	return harness.RenderFile(templates, "section.md.tmpl", d)
 }

@@ -56,38 +56,23 @@ func (f *finish) convergeClaim() harness.Claim {
 	dv, dref := f.def()
 	var ev []string
 	allFall, allConv, any := true, true, false
-	for _, city := range f.p.Cities {
-		for _, beta := range f.betas() {
-			c := f.curves[curveKey{city, beta, dv, dref}]
-			if c == nil {
-				continue
+	f.eachTrend(dv, dref, func(city string, beta float64, tr trend) {
+		any = true
+		allFall = allFall && tr.falls()
+		allConv = allConv && tr.converges()
+		s := fmt.Sprintf("%s β=%s: %s", param.Title(city), privic.BetaText(beta), tr.text())
+		if _, has := paper.Of(city); has {
+			if pt, ok := trendOf(paperMeans(city, beta)); ok {
+				s += fmt.Sprintf(" [paper: %s]", pt.text())
 			}
-			tr, ok := trendOf(c.means())
-			if !ok {
-				continue
-			}
-			any = true
-			allFall = allFall && tr.falls()
-			allConv = allConv && tr.converges()
-			s := fmt.Sprintf("%s β=%s: %s", param.Title(city), privic.BetaText(beta), tr.text())
-			if _, has := paper.Of(city); has {
-				if pt, ok := trendOf(paperMeans(city, beta)); ok {
-					s += fmt.Sprintf(" [paper: %s]", pt.text())
-				}
-			}
-			ev = append(ev, s)
 		}
-	}
+		ev = append(ev, s)
+	})
 	nAll, nFall, nConv := f.countTrends()
-	verdict := harness.NotReproduced
-	switch {
-	case !any:
+	if !any {
 		ev = append(ev, "no trajectory with at least 4 cycles")
-	case allFall && allConv:
-		verdict = harness.Reproduced
-	case allFall:
-		verdict = harness.Partly
 	}
+	verdict := harness.VerdictOf(any && allFall && allConv, any && allFall)
 	evidence := fmt.Sprintf("default variant %s, EMD to %s (mean over %d rounds): %s. Criteria: falls = EMD after the last cycle below cycle 1's; converges = the last 3 cycles change it by at most 10%%. Over all %d (variant, EMD reference, city, β) trajectories: %d fall, %d fall and converge.",
 		dv.Label(), dref, f.p.Rounds, strings.Join(ev, "; "), nAll, nFall, nConv)
 	return harness.Claim{Claim: "PRIVIC's EMD falls over the cycles and converges", Evidence: evidence, Verdict: verdict}
@@ -98,28 +83,32 @@ func (f *finish) convergeClaim() harness.Claim {
 func (f *finish) countTrends() (all, fall, conv int) {
 	for _, v := range f.variants {
 		for _, ref := range f.p.EMDReference {
-			for _, city := range f.p.Cities {
-				for _, beta := range f.betas() {
-					c := f.curves[curveKey{city, beta, v, ref}]
-					if c == nil {
-						continue
+			f.eachTrend(v, ref, func(_ string, _ float64, tr trend) {
+				all++
+				if tr.falls() {
+					fall++
+					if tr.converges() {
+						conv++
 					}
-					tr, ok := trendOf(c.means())
-					if !ok {
-						continue
-					}
-					all++
-					if tr.falls() {
-						fall++
-						if tr.converges() {
-							conv++
-						}
-					}
+				}
+			})
+		}
+	}
+	return all, fall, conv
+}
+
+// eachTrend calls do with the trend of every (city, beta) trajectory of a
+// variant and reference that has at least 4 cycles.
+func (f *finish) eachTrend(v privic.Variant, ref string, do func(city string, beta float64, tr trend)) {
+	for _, city := range f.p.Cities {
+		for _, beta := range f.betas() {
+			if c := f.curves[curveKey{city, beta, v, ref}]; c != nil {
+				if tr, ok := trendOf(c.means()); ok {
+					do(city, beta, tr)
 				}
 			}
 		}
 	}
-	return all, fall, conv
 }
 
 // betaClaim: the paper's text says beta = 1 gives a more accurate

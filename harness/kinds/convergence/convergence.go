@@ -66,18 +66,16 @@ func (p *params) variants() []privic.Variant {
 
 type def struct{}
 
-func (def) Name() string    { return "privic-convergence" }
-func (def) Version() string { return "1" }
-func (def) Describe() string {
-	return "PRIVIC's EMD to the true PMF per cycle, every protocol variant (Fig. 7-9, Tables III-IV)"
-}
-func (def) Outputs() []string {
-	return []string{
-		"emd_by_cycle.csv", "final_emd.csv", "estimate.csv",
-		"table3.csv", "table3.md", "table4.csv", "table4.md", "variant_distance.csv",
-		"fig7a.png", "fig7b.png", "fig7c.png", "fig7d.png",
-		"fig8a.png", "fig8b.png", "fig9a.png", "fig9b.png",
-		"section.md", "claims.csv", "skipped.csv",
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "privic-convergence",
+		Describe: "PRIVIC's EMD to the true PMF per cycle, every protocol variant (Fig. 7-9, Tables III-IV)",
+		Tables:   []string{"emd_by_cycle", "final_emd", "estimate", "table3", "table4", "variant_distance"},
+		Figures:  []string{"fig7a", "fig7b", "fig7c", "fig7d", "fig8a", "fig8b", "fig9a", "fig9b"},
+		Files:    []string{"table3.md", "table4.md"},
+		Claims:   true,
+		Skips:    true,
+		Version:  "1",
 	}
 }
 

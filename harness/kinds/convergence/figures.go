@@ -80,13 +80,13 @@ func paperFigures(which func(paper.Facts) map[float64]string) []paperFig {
 
 // fig7 draws the default variant's final estimate (round 1) per city and
 // beta: Fig. 7a/b Paris, 7c/d San Francisco.
-func (f *finish) fig7() ([]harness.NamedFigure, error) {
+func (f *finish) fig7() (harness.Figures, error) {
 	panels, err := f.estimates()
 	if err != nil {
 		return nil, err
 	}
 	dv, _ := f.def()
-	var figs []harness.NamedFigure
+	var figs harness.Figures
 	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig7 }) {
 		name := "fig" + pf.name
 		pn := panels[panelKey{pf.city, pf.beta}]
@@ -112,16 +112,15 @@ func (f *finish) fig7() ([]harness.NamedFigure, error) {
 			Cols:   pn.cols,
 			Values: vals,
 		}}, plots.HeatOptions{ColorbarLabel: "estimated probability"})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		// A single panel is narrow; widen it so the titles fit.
-		if w, h := fig.Size(); w < 6.2*vg.Inch {
-			if err := fig.SetSize(6.2*vg.Inch, h); err != nil {
-				return nil, fmt.Errorf("%s: %w", name, err)
+		if err == nil {
+			// A single panel is narrow; widen it so the titles fit.
+			if w, h := fig.Size(); w < 6.2*vg.Inch {
+				err = fig.SetSize(6.2*vg.Inch, h)
 			}
 		}
-		figs = append(figs, harness.NamedFigure{Base: name, Fig: fig})
+		if err := figs.Add(name, fig, err); err != nil {
+			return nil, err
+		}
 	}
 	return figs, nil
 }
@@ -143,10 +142,9 @@ func curveSeries(name string, c *curve) plots.Series {
 
 // fig89 draws the EMD per cycle: Fig. 8 Paris, Fig. 9 San Francisco;
 // a: beta = 0.5, b: beta = 1.
-func (f *finish) fig89() ([]harness.NamedFigure, error) {
+func (f *finish) fig89(figs *harness.Figures) error {
 	dv, dref := f.def()
 	rv, rref, hasRef := f.ref()
-	var figs []harness.NamedFigure
 	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig89 }) {
 		city, beta, name := pf.city, pf.beta, "fig"+pf.name
 		dc := f.curves[curveKey{city, beta, dv, dref}]
@@ -181,10 +179,9 @@ func (f *finish) fig89() ([]harness.NamedFigure, error) {
 			Points:    true,
 			YFromZero: true,
 		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+		if err := figs.Add(name, fig, err); err != nil {
+			return err
 		}
-		figs = append(figs, harness.NamedFigure{Base: name, Fig: fig})
 	}
-	return figs, nil
+	return nil
 }

@@ -29,19 +29,11 @@ type finish struct {
 }
 
 func newFinish(p *params, out *harness.Output) (*finish, error) {
-	tbl, err := out.ReadTable("emd_by_cycle")
+	curves, err := harness.ReadTableAs(out, "emd_by_cycle", readCurves)
 	if err != nil {
 		return nil, err
 	}
-	curves, err := readCurves(tbl)
-	if err != nil {
-		return nil, err
-	}
-	finals, err := out.ReadTable("final_emd")
-	if err != nil {
-		return nil, err
-	}
-	fs, err := privic.ReadFinals(finals)
+	fs, err := harness.ReadTableAs(out, "final_emd", privic.ReadFinals)
 	if err != nil {
 		return nil, err
 	}
@@ -92,16 +84,12 @@ func (f *finish) run(ctx context.Context) (harness.Section, error) {
 	if err != nil {
 		return harness.Section{}, err
 	}
-	more, err := f.fig89()
-	if err != nil {
-		return harness.Section{}, err
-	}
-	if err := f.out.WriteFigures(append(figs, more...)...); err != nil {
+	if err := f.fig89(&figs); err != nil {
 		return harness.Section{}, err
 	}
 	claims := f.claims()
 	md, err := f.section(claims)
-	return harness.Section{Markdown: md, Claims: claims, Skipped: f.skipped}, err
+	return harness.Section{Markdown: md, Claims: claims, Skipped: f.skipped, Figures: figs}, err
 }
 
 // tableName is the file base of a city's per-cycle table: the paper's

@@ -18,12 +18,8 @@ import (
 // Kind returns the datasets kind.
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
-// version is mixed into the spec hash (harness.Versioned).
-const version = "2"
-
 type params struct {
-	Cities []string           `toml:"cities"`
-	Rows   datasets.RowPolicy `toml:"rows"`
+	param.Data
 	// IslandCity is the city of Fig. 1 (the paper: Paris; "" draws no
 	// Fig. 1).
 	IslandCity string        `toml:"island_city"`
@@ -40,7 +36,7 @@ type params struct {
 }
 
 func (p *params) Validate() error {
-	if err := param.Cities("cities", p.Cities); err != nil {
+	if err := p.Data.Validate(); err != nil {
 		return err
 	}
 	if err := p.Island.Validate("island"); err != nil {
@@ -71,24 +67,24 @@ func (p *params) places() *island.Places {
 type def struct{}
 
 type job struct {
-	p    *params
-	city string
+	p  *params
+	ds *datasets.Dataset
 }
 
-func (def) Name() string    { return "datasets" }
-func (def) Version() string { return version }
-func (def) Describe() string {
-	return "Fig. 1 (Paris island prior with A and B), Fig. 6a (check-in points), Fig. 6b (check-in density) and a table of the grids"
-}
-func (def) Outputs() []string {
-	return []string{"grids.csv", "fig1.png", "fig1.svg", "fig6a.png", "fig6a.svg",
-		"fig6b.png", "fig6b.svg", "skipped.csv", "section.md"}
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "datasets",
+		Describe: "Fig. 1 (Paris island prior with A and B), Fig. 6a (check-in points), Fig. 6b (check-in density) and a table of the grids",
+		Tables:   []string{"grids"},
+		Figures:  []string{"fig1", "fig6a", "fig6b"},
+		Skips:    true,
+		Version:  "2",
+	}
 }
 
 func (def) NewParams() *params {
 	return &params{
-		Cities:           []string{"paris", "sf"},
-		Rows:             datasets.HeaderQuirk,
+		Data:             param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
 		IslandCity:       "paris",
 		Island:           island.Default(),
 		ScatterMaxPoints: 6000,
@@ -97,28 +93,20 @@ func (def) NewParams() *params {
 }
 
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	all, err := p.Load()
 	var jobs []harness.Work[job]
-	for _, c := range p.Cities {
-		jobs = append(jobs, harness.Work[job]{Key: "city=" + c, Job: job{p: p, city: c}})
+	for _, ds := range all {
+		jobs = append(jobs, harness.Work[job]{Key: "city=" + ds.Name, Job: job{p: p, ds: ds}})
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // EstimateBytes: a job only counts cells; the check-in points are read by
 // Finish, outside any job.
-func (def) EstimateBytes(j job) int64 {
-	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
-	if err != nil {
-		return 1 << 20 // the job fails on its own when it runs
-	}
-	return 64*int64(ds.Grid.Len()) + (1 << 16)
-}
+func (def) EstimateBytes(j job) int64 { return 64*int64(j.ds.Grid.Len()) + (1 << 16) }
 
 func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
-	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
-	if err != nil {
-		return nil, err
-	}
+	ds := j.ds
 	occupied, best := 0, 0
 	for i, c := range ds.Counts {
 		if c > 0 {
@@ -131,7 +119,7 @@ func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) 
 	br, bc := ds.Grid.Abs(best)
 	t := harness.NewTable("grids", "city", "rows", "cols", "cells", "n_checkins", "occupied_cells",
 		"max_cell_row", "max_cell_col", "max_cell_share", "rows_policy")
-	t.Add(j.city, ds.Grid.Rows, ds.Grid.Cols, ds.Grid.Len(), ds.N, occupied,
+	t.Add(ds.Name, ds.Grid.Rows, ds.Grid.Cols, ds.Grid.Len(), ds.N, occupied,
 		br, bc, float64(ds.Counts[best])/float64(ds.N), j.p.Rows.String())
 	return []harness.Table{*t}, nil
 }

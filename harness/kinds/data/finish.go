@@ -39,38 +39,31 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if p.LogDensity {
 		colour = "share of check-ins (log scale)"
 	}
-	var figs []harness.NamedFigure
+	var figs harness.Figures
 	if p.IslandCity != "" {
 		fig, f1, err := fig1(p, colour)
-		if err != nil {
-			return harness.Section{}, fmt.Errorf("fig1: %w", err)
+		if err := figs.Add("fig1", fig, err); err != nil {
+			return harness.Section{}, err
 		}
-		figs, d.Fig1 = append(figs, harness.NamedFigure{Base: "fig1", Fig: fig}), f1
+		d.Fig1 = f1
 	}
 	fig, sources, skipped, err := fig6a(p)
 	if err != nil {
 		return harness.Section{}, err
 	}
-	if fig != nil {
+	if fig != nil { // nil: no city's raw points were found
 		figs = append(figs, harness.NamedFigure{Base: "fig6a", Fig: fig})
 	}
 	d.Points, d.Skipped = sources, skipped
-	if fig, err = fig6b(p, colour); err != nil {
-		return harness.Section{}, err
-	}
-	figs = append(figs, harness.NamedFigure{Base: "fig6b", Fig: fig})
-	if err := out.WriteFigures(figs...); err != nil {
+	fig, err = fig6b(p, colour)
+	if err := figs.Add("fig6b", fig, err); err != nil {
 		return harness.Section{}, err
 	}
 	if d.Grids, err = gridRows(out); err != nil {
 		return harness.Section{}, err
 	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	md, err := harness.Render(t, "section.md.tmpl", d)
-	return harness.Section{Markdown: md, Skipped: skipped}, err
+	md, err := harness.RenderFile(templates, "section.md.tmpl", d)
+	return harness.Section{Markdown: md, Skipped: skipped, Figures: figs}, err
 }
 
 // fig1 draws the island prior with A and B.
@@ -155,11 +148,7 @@ func fig6b(p *params, colour string) (*plots.Figure, error) {
 			Rows:  ds.Grid.Rows, Cols: ds.Grid.Cols, Values: ds.Prior(),
 		})
 	}
-	fig, err := plots.Heatmaps("Fig. 6b: density of the check-ins", panels, plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour})
-	if err != nil {
-		return nil, fmt.Errorf("fig6b: %w", err)
-	}
-	return fig, nil
+	return plots.Heatmaps("Fig. 6b: density of the check-ins", panels, plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour})
 }
 
 // gridRows are the section's grid table: grids.csv beside the paper's

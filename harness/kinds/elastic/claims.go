@@ -26,20 +26,30 @@ func checkClaims(p *params, s *island.Setup, levels []*level) []harness.Claim {
 	}
 }
 
+// compareAt compares BA with LAP at location loc on every level: holds
+// says whether the claim holds there, and what the evidence is.
+func compareAt(levels []*level, loc string, holds func(ba, lap island.LocStats) bool,
+	what func(l *level, ba, lap island.LocStats) string) (ok int, ev []string) {
+	for _, l := range levels {
+		ba, lap := l.stats["ba/"+loc], l.stats["lap/"+loc]
+		if holds(ba, lap) {
+			ok++
+		}
+		ev = append(ev, what(l, ba, lap))
+	}
+	return ok, ev
+}
+
 // elasticity: BA reports A into the crowd, LAP into the desert.
 func elasticity(levels []*level) harness.Claim {
-	var ev []string
-	wins := 0
 	sig, pct := harness.FormatSig, harness.FormatPct
-	for _, l := range levels {
-		ba, lap := l.stats["ba/A"], l.stats["lap/A"]
-		if ba.PDeserted < lap.PDeserted && ba.MAPIdent <= lap.MAPIdent && ba.ExpPriorMass > lap.ExpPriorMass {
-			wins++
-		}
-		ev = append(ev, fmt.Sprintf("eps %s: P(report of A on a deserted cell) BA %s vs LAP %s, MAP identification of A BA %s vs LAP %s, expected prior mass of the reported cell BA %s vs LAP %s",
+	wins, ev := compareAt(levels, "A", func(ba, lap island.LocStats) bool {
+		return ba.PDeserted < lap.PDeserted && ba.MAPIdent <= lap.MAPIdent && ba.ExpPriorMass > lap.ExpPriorMass
+	}, func(l *level, ba, lap island.LocStats) string {
+		return fmt.Sprintf("eps %s: P(report of A on a deserted cell) BA %s vs LAP %s, MAP identification of A BA %s vs LAP %s, expected prior mass of the reported cell BA %s vs LAP %s",
 			sig(l.eps, 3), pct(ba.PDeserted), pct(lap.PDeserted), pct(ba.MAPIdent), pct(lap.MAPIdent),
-			sig(ba.ExpPriorMass, 3), sig(lap.ExpPriorMass, 3)))
-	}
+			sig(ba.ExpPriorMass, 3), sig(lap.ExpPriorMass, 3))
+	})
 	return harness.Claim{
 		Claim:    "BA behaves elastically at the vulnerable location A (reports land in the crowd) while LAP does not (Sec. III-A, Fig. 2a)",
 		Evidence: strings.Join(ev, "; ") + fmt.Sprintf(". BA lower desert probability, no higher identification and more crowd mass at %d of %d levels", wins, len(levels)),
@@ -72,14 +82,8 @@ func modeMoves(s *island.Setup, levels []*level) harness.Claim {
 			nonInc = nonInc && dists[i] <= dists[i-1]
 		}
 	}
-	v := harness.NotReproduced
 	n := len(dists)
-	switch {
-	case n > 1 && strict:
-		v = harness.Reproduced
-	case n > 1 && nonInc && dists[n-1] < dists[0]:
-		v = harness.Partly
-	}
+	v := harness.VerdictOf(n > 1 && strict, n > 1 && nonInc && dists[n-1] < dists[0])
 	return harness.Claim{
 		Claim: "As eps grows, the location most likely reported by BA for A moves to a densely populated region closer and closer to A (Sec. III-A)",
 		Evidence: "BA's most likely report of A: " + strings.Join(modes, "; ") +
@@ -91,17 +95,13 @@ func modeMoves(s *island.Setup, levels []*level) harness.Claim {
 
 // strongB: at B both mechanisms keep reports around B.
 func strongB(levels []*level) harness.Claim {
-	var ev []string
-	near := 0
 	sig, pct := harness.FormatSig, harness.FormatPct
-	for _, l := range levels {
-		ba, lap := l.stats["ba/B"], l.stats["lap/B"]
-		if ba.ModeDistance <= 1 && lap.ModeDistance <= 1 {
-			near++
-		}
-		ev = append(ev, fmt.Sprintf("eps %s: P(report within 2 cells of B) BA %s, LAP %s; mode distance BA %s, LAP %s",
-			sig(l.eps, 3), pct(ba.PWithin2), pct(lap.PWithin2), sig(ba.ModeDistance, 3), sig(lap.ModeDistance, 3)))
-	}
+	near, ev := compareAt(levels, "B", func(ba, lap island.LocStats) bool {
+		return ba.ModeDistance <= 1 && lap.ModeDistance <= 1
+	}, func(l *level, ba, lap island.LocStats) string {
+		return fmt.Sprintf("eps %s: P(report within 2 cells of B) BA %s, LAP %s; mode distance BA %s, LAP %s",
+			sig(l.eps, 3), pct(ba.PWithin2), pct(lap.PWithin2), sig(ba.ModeDistance, 3), sig(lap.ModeDistance, 3))
+	})
 	return harness.Claim{
 		Claim:    "At the strong location B, BA and LAP both conceal the point around its true position (Sec. III-A, Fig. 2b)",
 		Evidence: strings.Join(ev, "; ") + fmt.Sprintf(". Both modes within 1 cell of B at %d of %d levels", near, len(levels)),

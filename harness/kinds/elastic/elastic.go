@@ -20,10 +20,6 @@ import (
 // Kind returns the elastic kind.
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
-// version is mixed into the spec hash (harness.Versioned): bump it when a
-// change alters stored job results.
-const version = "2"
-
 type params struct {
 	// Places are the city (the paper: Paris), the island and A and B.
 	island.Places
@@ -70,17 +66,19 @@ type def struct{}
 
 type job struct {
 	p    *params
+	s    *island.Setup // read-only, shared by every job
 	beta float64
 }
 
-func (def) Name() string    { return "elastic" }
-func (def) Version() string { return version }
-func (def) Describe() string {
-	return "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior"
-}
-func (def) Outputs() []string {
-	return []string{"report_distribution.csv", "location_stats.csv", "channels.csv",
-		"fig2a.png", "fig2a.svg", "fig2b.png", "fig2b.svg", "claims.csv", "section.md"}
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "elastic",
+		Describe: "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior",
+		Tables:   []string{"report_distribution", "location_stats", "channels"},
+		Figures:  []string{"fig2a", "fig2b"},
+		Claims:   true,
+		Version:  "2",
+	}
 }
 
 func (def) NewParams() *params {
@@ -95,31 +93,25 @@ func (def) NewParams() *params {
 }
 
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	s, err := p.Setup()
 	var jobs []harness.Work[job]
 	for _, b := range p.Beta.Values() {
-		jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b), Job: job{p: p, beta: b}})
+		jobs = append(jobs, harness.Work[job]{Key: "beta=" + harness.FormatFloat(b), Job: job{p: p, s: s, beta: b}})
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // EstimateBytes: the BA channel and the SVD's work space (about six m x m
 // matrices), the LAP channel (m x n) and the report tables (two rows of m
 // and two of n cells, about 200 bytes each).
 func (def) EstimateBytes(j job) int64 {
-	ds, err := datasets.Load(j.p.City, datasets.LoadOptions{Rows: j.p.Rows})
-	if err != nil {
-		return 1 << 20 // the job fails on its own when it runs
-	}
-	m, n := int64(ds.Grid.Len()), int64(ds.Grid.Widen(j.p.LapWiden).Len())
+	g := j.s.DS.Grid
+	m, n := int64(g.Len()), int64(g.Widen(j.p.LapWiden).Len())
 	return 8*(6*m*m+m*n) + 200*2*(m+n)
 }
 
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
-	p := j.p
-	s, err := p.Setup()
-	if err != nil {
-		return nil, err
-	}
+	p, s := j.p, j.s
 	g := s.DS.Grid
 	ba, err := kernels.BA(g, s.Prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
 	if err != nil {

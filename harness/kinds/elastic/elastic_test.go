@@ -20,7 +20,11 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const beta = 0.6
-	ts, err := def{}.Run(context.Background(), job{p: p, beta: beta}, nil)
+	s, err := p.Setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

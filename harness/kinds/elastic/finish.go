@@ -35,12 +35,9 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if err != nil {
 		return harness.Section{}, err
 	}
-	if err := out.WriteFigures(figs...); err != nil {
-		return harness.Section{}, err
-	}
 	claims := checkClaims(p, s, levels)
 	md, err := section(p, s, levels, claims)
-	return harness.Section{Markdown: md, Claims: claims}, err
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
 }
 
 // readLevels reads the three job tables back into levels sorted by beta.
@@ -128,12 +125,12 @@ func readStats(out *harness.Output, byBeta map[string]*level) error {
 	return rd.Err()
 }
 
-func figures(p *params, s *island.Setup, levels []*level) ([]harness.NamedFigure, error) {
+func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, error) {
 	disp := s.DS.Grid
 	if p.FigureDomain == "widened" {
 		disp = disp.Widen(p.LapWiden)
 	}
-	var figs []harness.NamedFigure
+	var figs harness.Figures
 	for _, f := range []struct{ file, loc, title string }{
 		{"fig2a", "A", "Fig. 2a: report distribution of the vulnerable location A"},
 		{"fig2b", "B", "Fig. 2b: report distribution of the strong location B"},
@@ -156,10 +153,9 @@ func figures(p *params, s *island.Setup, levels []*level) ([]harness.NamedFigure
 			XLabel:        axisLabel(disp, s.DS.Grid, "column (0 = east edge)", "city column + %d (east edge right)", -disp.Col0),
 			YLabel:        axisLabel(disp, s.DS.Grid, "row (0 = north edge)", "city row + %d (north up)", -disp.Row0),
 		})
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f.file, err)
+		if err := figs.Add(f.file, fig, err); err != nil {
+			return nil, err
 		}
-		figs = append(figs, harness.NamedFigure{Base: f.file, Fig: fig})
 	}
 	return figs, nil
 }
@@ -214,9 +210,5 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 			}
 		}
 	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return "", err
-	}
-	return harness.Render(t, "section.md.tmpl", d)
+	return harness.RenderFile(templates, "section.md.tmpl", d)
 }

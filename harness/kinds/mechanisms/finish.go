@@ -51,19 +51,11 @@ type calRow struct {
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
-	ft, err := out.ReadTable("frontier")
+	cells, err := harness.ReadTableAs(out, "frontier", aggregate)
 	if err != nil {
 		return harness.Section{}, err
 	}
-	cells, err := aggregate(ft)
-	if err != nil {
-		return harness.Section{}, err
-	}
-	ct, err := out.ReadTable("calibration")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	cals, err := readCalibration(ct)
+	cals, err := harness.ReadTableAs(out, "calibration", readCalibration)
 	if err != nil {
 		return harness.Section{}, err
 	}
@@ -73,8 +65,7 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 			return harness.Section{}, err
 		}
 	}
-	figs := map[string]string{}
-	var rendered []harness.NamedFigure
+	var figs harness.Figures
 	for _, city := range p.Cities {
 		if err := ctx.Err(); err != nil {
 			return harness.Section{}, err
@@ -83,16 +74,12 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		if err != nil {
 			return harness.Section{}, err
 		}
-		if fig != nil {
-			figs[city] = "frontier-" + city
-			rendered = append(rendered, harness.NamedFigure{Base: figs[city], Fig: fig})
+		if fig != nil { // nil: no rows for the city
+			figs = append(figs, harness.NamedFigure{Base: "frontier-" + city, Fig: fig})
 		}
 	}
-	if err := out.WriteFigures(rendered...); err != nil {
-		return harness.Section{}, err
-	}
 	md, err := section(p, cells, cals, wins, figs)
-	return harness.Section{Markdown: md, Skipped: skipped(cals)}, err
+	return harness.Section{Markdown: md, Skipped: skipped(cals), Figures: figs}, err
 }
 
 // skipped lists the levels a mechanism could not be calibrated to (or

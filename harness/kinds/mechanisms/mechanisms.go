@@ -16,12 +16,15 @@ import (
 
 // Kind returns the mechanisms kind over the mechanisms this project
 // provides (mechanism.Builtin).
-func Kind() harness.Kind {
+func Kind() harness.Kind { return WithRegistry(builtin()) }
+
+// builtin is the registry of mechanism.Builtin.
+func builtin() *mechanism.Registry {
 	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
 	if err != nil {
 		panic(err) // the built-in table is checked by the mechanism package's tests
 	}
-	return WithRegistry(reg)
+	return reg
 }
 
 // WithRegistry returns the mechanisms kind over the mechanisms of reg:
@@ -30,31 +33,25 @@ func WithRegistry(reg *mechanism.Registry) harness.Kind {
 	return harness.Typed[*params, job](def{reg})
 }
 
-// version is mixed into the spec hash (harness.Versioned): bump it when a
-// change alters stored job results.
-const version = "1"
-
 type def struct{ reg *mechanism.Registry }
 
-func (def) Name() string { return "mechanisms" }
-
-// Version implements harness.Versioned. With lp.solver = "auto" the LP
-// rows depend on whether GLPK is compiled in, so the build is part of the
-// version: stored results of one build are not reused by the other.
-func (def) Version() string {
+func (d def) About() harness.About {
+	// With lp.solver = "auto" the LP rows depend on whether GLPK is
+	// compiled in, so the build is part of the version: stored results of
+	// one build are not reused by the other.
+	version := "1"
 	if mechanism.SolverAvailable(mechanism.SolverGLPK) {
-		return version + "+glpk"
+		version += "+glpk"
 	}
-	return version
-}
-
-func (d def) Describe() string {
-	return "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") + "), calibrated to equal tight epsilon, distortion or mutual information"
-}
-
-func (def) Outputs() []string {
-	return []string{"frontier.csv", "calibration.csv", "frontier_summary.csv", "winners.csv", "mechanisms.csv",
-		"skipped.csv", "frontier-<city>.png", "frontier-<city>.svg", "section.md"}
+	return harness.About{
+		Name: "mechanisms",
+		Describe: "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") +
+			"), calibrated to equal tight epsilon, distortion or mutual information",
+		Tables:  []string{"frontier", "calibration", "frontier_summary", "winners", "mechanisms"},
+		Figures: []string{"frontier-<city>"},
+		Skips:   true,
+		Version: version,
+	}
 }
 
 func (d def) NewParams() *params { return defaultParams(d.reg) }
@@ -62,19 +59,10 @@ func (d def) NewParams() *params { return defaultParams(d.reg) }
 // job is one (city, mechanism, calibration, level).
 type job struct {
 	p           *params
-	city        string
+	ds          *datasets.Dataset // read-only, shared by the city's jobs
 	mech        string
 	calibration string
 	level       float64
-	// data replaces the city's data set in tests; nil loads the city.
-	data *datasets.Dataset
-}
-
-func (j job) dataset() (*datasets.Dataset, error) {
-	if j.data != nil {
-		return j.data, nil
-	}
-	return datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
 }
 
 func jobKey(city, mech, cal string, level float64) string {
@@ -84,28 +72,25 @@ func jobKey(city, mech, cal string, level float64) string {
 // Plan makes one job per (city, mechanism, calibration, level), in that
 // nesting order.
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	all, err := p.Load()
 	var jobs []harness.Work[job]
-	for _, c := range p.Cities {
+	for _, ds := range all {
 		for _, m := range p.Mechanisms {
 			for _, cal := range p.Calibrations {
 				for _, l := range p.levels(cal).Values() {
-					jobs = append(jobs, harness.Work[job]{Key: jobKey(c, m, cal, l), Job: job{p: p, city: c, mech: m, calibration: cal, level: l}})
+					jobs = append(jobs, harness.Work[job]{Key: jobKey(ds.Name, m, cal, l), Job: job{p: p, ds: ds, mech: m, calibration: cal, level: l}})
 				}
 			}
 		}
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // EstimateBytes bounds a job's memory by a few dense channels over the
 // widest output grid plus the EMD solver's arcs.
 func (def) EstimateBytes(j job) int64 {
-	ds, err := j.dataset()
-	if err != nil {
-		return 0
-	}
-	m := int64(ds.Grid.Len())
-	n := int64(ds.Grid.Widen(j.p.LapWiden).Len())
+	m := int64(j.ds.Grid.Len())
+	n := int64(j.ds.Grid.Widen(j.p.LapWiden).Len())
 	return 8*4*m*n + 64*m*m
 }
 
@@ -160,12 +145,8 @@ var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "p
 	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
 
 func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
-	p := j.p
-	ds, err := j.dataset()
-	if err != nil {
-		return nil, err
-	}
-	s := build(p, j.city, j.mech, ds.Grid)
+	p, ds := j.p, j.ds
+	s := build(p, ds.Name, j.mech, ds.Grid)
 	frontier := harness.NewTable("frontier", frontierHeader...)
 	cal := harness.NewTable("calibration", calibrationHeader...)
 	name, paramName := j.mech, ""
@@ -177,13 +158,13 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		if s.lpSolver != "" {
 			lpRows = fmt.Sprint(s.lpRows)
 		}
-		cal.Add(j.city, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
+		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
 	}
 	if s.skip != "" {
 		calRow(math.NaN(), math.NaN(), 0, "skipped: "+s.skip)
 		return []harness.Table{*frontier, *cal}, nil
 	}
-	res, err := calibrate(ctx, j, s, ds.Prior())
+	res, err := calibrate(ctx, j, s)
 	if errors.Is(err, mechanism.ErrOutOfReach) {
 		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
 		return []harness.Table{*frontier, *cal}, nil
@@ -199,14 +180,14 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		status = "jump"
 	}
 	calRow(res.Param, res.Value, res.Evals, status)
-	if err := measure(ctx, j, ds, s, res, rng, frontier); err != nil {
+	if err := measure(ctx, j, s, res, rng, frontier); err != nil {
 		return nil, err
 	}
 	return []harness.Table{*frontier, *cal}, nil
 }
 
 // calibrate finds the mechanism's parameter at the job's level.
-func calibrate(ctx context.Context, j job, s setup, prior []float64) (*mechanism.Calibration, error) {
+func calibrate(ctx context.Context, j job, s setup) (*mechanism.Calibration, error) {
 	target, err := mechanism.ParseTarget(j.calibration)
 	if err != nil {
 		return nil, err
@@ -218,20 +199,21 @@ func calibrate(ctx context.Context, j job, s setup, prior []float64) (*mechanism
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return mechanism.Calibrate(s.m, s.in, s.out, prior, target, j.level,
+	return mechanism.Calibrate(s.m, s.in, s.out, j.ds.Prior(), target, j.level,
 		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true})
 }
 
 // measure adds the calibrated channel's frontier rows: its metrics, the
 // identification of A, and the utility of every simulation.
-func measure(ctx context.Context, j job, ds *datasets.Dataset, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
-	p, prior, ch := j.p, ds.Prior(), res.Channel
+func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
+	p, ds, ch := j.p, j.ds, res.Channel
+	prior := ds.Prior()
 	met, err := mechanism.MeasureOf(s.m, res.Param, prior, ch)
 	if err != nil {
 		return err
 	}
 	idPost, idMAP := math.NaN(), math.NaN()
-	if a, ok := p.A[j.city]; ok {
+	if a, ok := p.A[ds.Name]; ok {
 		if idPost, idMAP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
 			return err
 		}
@@ -245,7 +227,7 @@ func measure(ctx context.Context, j job, ds *datasets.Dataset, s setup, res *mec
 		if err != nil {
 			return fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
-		frontier.Add(j.city, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
+		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
 			met.TightEps, met.BayesError, idPost, sim, idMAP)
 	}
 	return nil

@@ -12,11 +12,12 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/reftest"
 	"privic/kernels"
-	"privic/kernels/mechanism"
 )
 
-// toy is a small uneven data set on a 4x5 grid (a few empty cells, like a
+// toy is a small uneven data set on a 4x5 grid, named paris so that the
+// per-city settings of the tests apply to it (a few empty cells, like a
 // city), so a whole job runs in milliseconds.
 func toy() *datasets.Dataset {
 	g := kernels.Grid{Rows: 4, Cols: 5}
@@ -25,21 +26,11 @@ func toy() *datasets.Dataset {
 	for _, c := range counts {
 		n += c
 	}
-	return &datasets.Dataset{Name: "toy", Grid: g, Counts: counts, N: n}
+	return &datasets.Dataset{Name: "paris", Grid: g, Counts: counts, N: n}
 }
 
-// builtin is the registry of the mechanism package's own mechanisms.
-func builtin(t testing.TB) *mechanism.Registry {
-	t.Helper()
-	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return reg
-}
-
-func toyParams(t testing.TB) *params {
-	p := defaultParams(builtin(t))
+func toyParams(testing.TB) *params {
+	p := defaultParams(builtin())
 	p.Cities = []string{"paris"}
 	p.Sims = 2
 	p.LP = lpParams{Solver: "gonum", Spanner: 1, Coarsen: map[string]int{"paris": 2}}
@@ -50,27 +41,17 @@ func toyParams(t testing.TB) *params {
 
 func col(t *testing.T, tb harness.Table, row []string, name string) string {
 	t.Helper()
-	for i, h := range tb.Header {
-		if h == name {
-			return row[i]
-		}
-	}
-	t.Fatalf("table %s has no column %s", tb.Name, name)
-	return ""
+	return reftest.Cell(t, &tb, row, name)
 }
 
 func fcol(t *testing.T, tb harness.Table, row []string, name string) float64 {
 	t.Helper()
-	v, err := harness.ParseFloat(col(t, tb, row, name))
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return v
+	return reftest.Float(t, &tb, row, name)
 }
 
 func runJob(t *testing.T, p *params, mech, cal string, level float64) (frontier, calib harness.Table) {
 	t.Helper()
-	j := job{p: p, city: "paris", mech: mech, calibration: cal, level: level, data: toy()}
+	j := job{p: p, ds: toy(), mech: mech, calibration: cal, level: level}
 	ts, err := def{p.reg}.Run(context.Background(), j, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatalf("%s %s %v: %v", mech, cal, level, err)
@@ -148,7 +129,7 @@ func TestRunIsDeterministic(t *testing.T) {
 }
 
 func TestPlanAndValidate(t *testing.T) {
-	p := defaultParams(builtin(t))
+	p := defaultParams(builtin())
 	if err := p.Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -184,7 +165,7 @@ func TestPlanAndValidate(t *testing.T) {
 		func(p *params) { p.Island.AMass = 1 },
 	}
 	for i, f := range bad {
-		q := defaultParams(builtin(t))
+		q := defaultParams(builtin())
 		f(q)
 		if err := q.Validate(); err == nil {
 			t.Errorf("bad params %d accepted", i)
@@ -220,7 +201,10 @@ func TestFinishRanksAndDraws(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"frontier_summary.csv", "winners.csv", "mechanisms.csv", "frontier-paris.png", "frontier-paris.svg"} {
+	if len(sec.Figures) != 1 || sec.Figures[0].Base != "frontier-paris" {
+		t.Errorf("figures %v, want frontier-paris", sec.Figures)
+	}
+	for _, f := range []string{"frontier_summary.csv", "winners.csv", "mechanisms.csv"} {
 		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s not written: %v", f, err)
 		}

@@ -13,9 +13,7 @@ import (
 
 // params is the [params] table of the "mechanisms" kind.
 type params struct {
-	// Cities are the data sets.
-	Cities []string           `toml:"cities"`
-	Rows   datasets.RowPolicy `toml:"rows"`
+	param.Data
 	// Mechanisms are compared; allowed: the names of the registry.
 	Mechanisms []string `toml:"mechanisms"`
 	// Calibrations are the footings: eps, distortion, mi.
@@ -75,8 +73,7 @@ func defaultParams(reg *mechanism.Registry) *params {
 		}
 	}
 	return &params{
-		Cities:            []string{"paris", "sf"},
-		Rows:              datasets.HeaderQuirk,
+		Data:              param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
 		Mechanisms:        reg.Names(),
 		Calibrations:      mechanism.Targets(),
 		Eps:               harness.SweepOf(0.5, 1, 2, 4),
@@ -116,7 +113,7 @@ func distinct(key string, vals []string, allowed []string) error {
 
 // Validate implements harness.Params.
 func (p *params) Validate() error {
-	if err := param.Cities("cities", p.Cities); err != nil {
+	if err := p.Data.Validate(); err != nil {
 		return err
 	}
 	if err := distinct("mechanisms", p.Mechanisms, p.reg.Names()); err != nil {

@@ -80,7 +80,7 @@ func TestNewMechanismIsOneEntry(t *testing.T) {
 	dir := t.TempDir()
 	var fr, cb harness.Table
 	for _, m := range p.Mechanisms {
-		ts, err := def{reg}.Run(context.Background(), job{p: p, city: "paris", mech: m, calibration: "eps", level: 1, data: toy()}, rand.New(rand.NewPCG(3, 4)))
+		ts, err := def{reg}.Run(context.Background(), job{p: p, ds: toy(), mech: m, calibration: "eps", level: 1}, rand.New(rand.NewPCG(3, 4)))
 		if err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}

@@ -53,7 +53,7 @@ type footing struct {
 // section writes the Markdown section for results/REPORT.md: the set-up,
 // per city the figure, the EMD of every mechanism per footing and level
 // with the winner, and the parameters calibration found.
-func section(p *params, cells []*cell, cals []calRow, wins []winner, figs map[string]string) (string, error) {
+func section(p *params, cells []*cell, cals []calRow, wins []winner, figs harness.Figures) (string, error) {
 	d := sectionData{Mechanisms: p.Mechanisms, Method: p.CalibrationMethod, Tol: harness.FormatSig(p.CalibrationTol, 3),
 		Calibrations: calList(p), Sims: p.Sims, IBUIterations: p.IBUIterations, LapWiden: p.LapWiden,
 		Points:   map[string]string{"uniform": "uniformly in its cell", "centre": "at its cell's centre"}[p.PlanarPoint],
@@ -69,7 +69,10 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, figs map[st
 	}
 	for _, city := range p.Cities {
 		d.Titles = append(d.Titles, param.Title(city))
-		cs := citySection{Title: param.Title(city), Figure: figs[city]}
+		cs := citySection{Title: param.Title(city)}
+		if slices.ContainsFunc(figs, func(f harness.NamedFigure) bool { return f.Base == "frontier-"+city }) {
+			cs.Figure = "frontier-" + city
+		}
 		for _, cal := range p.Calibrations {
 			if f, ok := footingOf(p, city, cal, cells, cals, wins); ok {
 				cs.Footings = append(cs.Footings, f)
@@ -77,11 +80,7 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, figs map[st
 		}
 		d.Cities = append(d.Cities, cs)
 	}
-	t, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return "", err
-	}
-	return harness.Render(t, "section.md.tmpl", d)
+	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
 
 // footingOf is a city's table at calibration cal: per level, every

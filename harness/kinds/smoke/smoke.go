@@ -45,11 +45,13 @@ type def struct{}
 
 type job struct{ samples, rep int }
 
-func (def) Name() string { return "smoke" }
-func (def) Describe() string {
-	return "Monte Carlo estimate of pi: checks the harness end to end in under a second"
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "smoke",
+		Describe: "Monte Carlo estimate of pi: checks the harness end to end in under a second",
+		Tables:   []string{"estimates", "summary"},
+	}
 }
-func (def) Outputs() []string { return []string{"estimates.csv", "summary.csv", "section.md"} }
 func (def) NewParams() *Params {
 	return &Params{Samples: harness.SweepOf(1000, 100000), Reps: 8}
 }
@@ -132,10 +134,6 @@ func (def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harness.
 	if err := out.WriteTable(*sum); err != nil {
 		return harness.Section{}, err
 	}
-	tmpl, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	md, err := harness.Render(tmpl, "section.md.tmpl", rows)
+	md, err := harness.RenderFile(templates, "section.md.tmpl", rows)
 	return harness.Section{Markdown: md}, err
 }

@@ -23,12 +23,8 @@ import (
 // Kind returns the runtime kind.
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
-// version is mixed into the spec hash (harness.Versioned).
-const version = "2"
-
 type params struct {
-	Cities []string           `toml:"cities"`
-	Rows   datasets.RowPolicy `toml:"rows"`
+	param.Data
 	// Beta is BA's loss parameter (the PRIVIC runs use 0.5 and 1).
 	Beta float64 `toml:"beta"`
 	// BAIterations and IBUIterations per city (paper Sec. V: Paris 8 and
@@ -41,7 +37,7 @@ type params struct {
 }
 
 func (p *params) Validate() error {
-	if err := param.Cities("cities", p.Cities); err != nil {
+	if err := p.Data.Validate(); err != nil {
 		return err
 	}
 	if err := harness.PositiveFinite("beta", p.Beta); err != nil {
@@ -65,27 +61,27 @@ func (p *params) Validate() error {
 
 type def struct{}
 
+// job is one city.
 type job struct {
-	p    *params
-	city string
+	ds *datasets.Dataset
+	p  *params
 }
 
-func (def) Name() string    { return "runtime" }
-func (def) Version() string { return version }
-
-// Exclusive implements harness.Exclusive: the kernels are timed with no
-// other job of the run competing for the cores (the harness runs such
-// jobs first, alone).
-func (def) Exclusive() bool { return true }
-func (def) Describe() string {
-	return "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF, beside the paper's Python timings"
+func (def) About() harness.About {
+	return harness.About{
+		Name:     "runtime",
+		Describe: "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF, beside the paper's Python timings",
+		Tables:   []string{"kernels"},
+		Version:  "2",
+		// The kernels are timed with no other job of the run competing for
+		// the cores (the harness runs such jobs first, alone).
+		Exclusive: true,
+	}
 }
-func (def) Outputs() []string { return []string{"kernels.csv", "section.md"} }
 
 func (def) NewParams() *params {
 	return &params{
-		Cities:        []string{"paris", "sf"},
-		Rows:          datasets.HeaderQuirk,
+		Data:          param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
 		Beta:          1,
 		BAIterations:  map[string]int{"paris": 8, "sf": 5},
 		IBUIterations: map[string]int{"paris": 10, "sf": 5},
@@ -94,20 +90,17 @@ func (def) NewParams() *params {
 }
 
 func (def) Plan(p *params) ([]harness.Work[job], error) {
+	all, err := p.Load()
 	var jobs []harness.Work[job]
-	for _, c := range p.Cities {
-		jobs = append(jobs, harness.Work[job]{Key: "city=" + c, Job: job{p: p, city: c}})
+	for _, ds := range all {
+		jobs = append(jobs, harness.Work[job]{Key: "city=" + ds.Name, Job: job{p: p, ds: ds}})
 	}
-	return jobs, nil
+	return jobs, err
 }
 
 // EstimateBytes: the channel, the BA work space and the IBU vectors.
 func (def) EstimateBytes(j job) int64 {
-	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: j.p.Rows})
-	if err != nil {
-		return 1 << 20 // the job fails on its own when it runs
-	}
-	m := int64(ds.Grid.Len())
+	m := int64(j.ds.Grid.Len())
 	return 8 * 3 * m * m
 }
 
@@ -138,13 +131,9 @@ func timeIt(ctx context.Context, repeats int, f func() error) (median, fastest f
 }
 
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
-	p := j.p
-	ds, err := datasets.Load(j.city, datasets.LoadOptions{Rows: p.Rows})
-	if err != nil {
-		return nil, err
-	}
+	p, ds := j.p, j.ds
 	g, prior := ds.Grid, ds.Prior()
-	baIt, ibuIt := p.BAIterations[j.city], p.IBUIterations[j.city]
+	baIt, ibuIt := p.BAIterations[ds.Name], p.IBUIterations[ds.Name]
 	// One BA as in a PRIVIC cycle: the fixed iterations from the uniform
 	// channel, then the channel the cycle obfuscates with.
 	var ch *kernels.Channel
@@ -176,7 +165,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	t := harness.NewTable("kernels", "city", "kernel", "iterations", "cells", "median_seconds", "min_seconds", "repeats",
 		"paper_seconds", "speedup_vs_paper")
-	facts, _ := paper.Of(j.city)
+	facts, _ := paper.Of(ds.Name)
 	for _, r := range []struct {
 		k        string
 		it       int
@@ -186,7 +175,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if s, ok := facts.Seconds[r.k]; ok {
 			ps, sp = harness.FormatFloat(s), harness.FormatFloat(s/r.med)
 		}
-		t.Add(j.city, r.k, r.it, g.Len(), r.med, r.min, p.Repeats, ps, sp)
+		t.Add(ds.Name, r.k, r.it, g.Len(), r.med, r.min, p.Repeats, ps, sp)
 	}
 	return []harness.Table{*t}, nil
 }
@@ -228,10 +217,6 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if err := rd.Err(); err != nil {
 		return harness.Section{}, err
 	}
-	tmpl, err := harness.Templates(templates, nil, "section.md.tmpl")
-	if err != nil {
-		return harness.Section{}, err
-	}
-	md, err := harness.Render(tmpl, "section.md.tmpl", d)
+	md, err := harness.RenderFile(templates, "section.md.tmpl", d)
 	return harness.Section{Markdown: md}, err
 }

@@ -26,10 +26,7 @@ func GeoIndClaim(what string, betas, tights []float64) harness.Claim {
 			ok++
 		}
 	}
-	v := harness.NotReproduced
-	if ok == len(betas) && len(betas) > 0 {
-		v = harness.Reproduced
-	}
+	v := harness.VerdictOf(ok == len(betas) && len(betas) > 0, false)
 	return harness.Claim{
 		Claim: "BA is 2·beta-geo-indistinguishable (Remark 2.3): the tight epsilon of every BA channel is <= 2·beta",
 		Evidence: fmt.Sprintf("%s: tight eps <= 2·beta for %d of %d; largest ratio tight eps / (2·beta) = %s (at beta %s)",
@@ -54,13 +51,7 @@ func InvertibilityClaim(what string, msv []float64) harness.Claim {
 		}
 		lo = min(lo, v)
 	}
-	v := harness.NotReproduced
-	switch {
-	case ok == len(msv) && ok > 0:
-		v = harness.Reproduced
-	case ok > 0:
-		v = harness.Partly
-	}
+	v := harness.CountVerdict(ok, len(msv))
 	return harness.Claim{
 		Claim: "BA channels are invertible (Theorem 4.1)",
 		Evidence: fmt.Sprintf("%s: smallest singular value > %s for %d of %d channels; the smallest is %s (all: %s)",

@@ -24,9 +24,33 @@ func City(key, name string) error {
 	return nil
 }
 
-// Cities checks a list of cities: non-empty, every name known, no
+// Data are the [params] keys of the kinds that run on a list of cities.
+type Data struct {
+	// Cities are the data sets (the paper: Paris and SF).
+	Cities []string `toml:"cities"`
+	// Rows is the data sets' row policy ("header-quirk" | "all-rows").
+	Rows datasets.RowPolicy `toml:"rows"`
+}
+
+// Validate checks params.cities.
+func (d *Data) Validate() error { return CityList("cities", d.Cities) }
+
+// Load loads every city, in the order of the list.
+func (d *Data) Load() ([]*datasets.Dataset, error) {
+	out := make([]*datasets.Dataset, len(d.Cities))
+	for i, c := range d.Cities {
+		ds, err := datasets.Load(c, datasets.LoadOptions{Rows: d.Rows})
+		if err != nil {
+			return nil, err
+		}
+		out[i] = ds
+	}
+	return out, nil
+}
+
+// CityList checks a list of cities: non-empty, every name known, no
 // duplicates (a duplicate would give two jobs the same key).
-func Cities(key string, names []string) error {
+func CityList(key string, names []string) error {
 	if len(names) == 0 {
 		return fmt.Errorf("params.%s: empty; give at least one of %s", key, harness.QuoteJoin(datasets.CityNames()))
 	}

@@ -97,26 +97,25 @@ func (v Variant) Validate(key string) error {
 // estimator settings. Per-city settings are tables keyed by city name so
 // that a spec can override one city and keep the other's default.
 type Protocol struct {
-	Cities        []string           `toml:"cities"`
-	Rows          datasets.RowPolicy `toml:"rows"`
-	Beta          harness.Sweep      `toml:"beta"`
-	Rounds        int                `toml:"rounds"`
-	RoundsPerJob  int                `toml:"rounds_per_job"`
-	EMDReference  []string           `toml:"emd_reference"`
-	BatchFraction float64            `toml:"batch_fraction"`
-	BatchSize     map[string]int     `toml:"batch_size"`
-	LaplaceEps    float64            `toml:"laplace_eps"`
-	Cycles        map[string]int     `toml:"cycles"`
-	BAIterations  map[string]int     `toml:"ba_iterations"`
-	IBUIterations map[string]int     `toml:"ibu_iterations"`
-	BADelta       float64            `toml:"ba_delta"`
-	IBUDelta      float64            `toml:"ibu_delta"`
-	MaxIterations int                `toml:"max_iterations"`
-	FinalGIBU     bool               `toml:"final_gibu"`
-	GIBUStart     string             `toml:"gibu_start"`
-	GIBUIter      map[string]int     `toml:"gibu_iterations"`
-	GIBUDelta     float64            `toml:"gibu_delta"`
-	FinalBA       bool               `toml:"final_ba"`
+	param.Data
+	Beta          harness.Sweep  `toml:"beta"`
+	Rounds        int            `toml:"rounds"`
+	RoundsPerJob  int            `toml:"rounds_per_job"`
+	EMDReference  []string       `toml:"emd_reference"`
+	BatchFraction float64        `toml:"batch_fraction"`
+	BatchSize     map[string]int `toml:"batch_size"`
+	LaplaceEps    float64        `toml:"laplace_eps"`
+	Cycles        map[string]int `toml:"cycles"`
+	BAIterations  map[string]int `toml:"ba_iterations"`
+	IBUIterations map[string]int `toml:"ibu_iterations"`
+	BADelta       float64        `toml:"ba_delta"`
+	IBUDelta      float64        `toml:"ibu_delta"`
+	MaxIterations int            `toml:"max_iterations"`
+	FinalGIBU     bool           `toml:"final_gibu"`
+	GIBUStart     string         `toml:"gibu_start"`
+	GIBUIter      map[string]int `toml:"gibu_iterations"`
+	GIBUDelta     float64        `toml:"gibu_delta"`
+	FinalBA       bool           `toml:"final_ba"`
 }
 
 // DefaultProtocol is the paper's protocol: Paris 15 cycles of BA x 8 and
@@ -125,8 +124,7 @@ type Protocol struct {
 func DefaultProtocol(roundsPerJob int, betas ...float64) Protocol {
 	return Protocol{
 		RoundsPerJob:  roundsPerJob,
-		Cities:        []string{"paris", "sf"},
-		Rows:          datasets.HeaderQuirk,
+		Data:          param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
 		Beta:          harness.SweepOf(betas...),
 		Rounds:        5,
 		EMDReference:  EMDReferences(),
@@ -149,7 +147,7 @@ func DefaultProtocol(roundsPerJob int, betas ...float64) Protocol {
 
 // Validate checks the shared settings.
 func (p *Protocol) Validate() error {
-	if err := param.Cities("cities", p.Cities); err != nil {
+	if err := p.Data.Validate(); err != nil {
 		return err
 	}
 	if _, err := p.Rows.MarshalText(); err != nil {
