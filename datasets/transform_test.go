@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"gonum.org/v1/gonum/floats"
 
 	"privic/kernels"
 )
@@ -33,13 +34,8 @@ func parisPlace(t *testing.T, name string) Place {
 	return p
 }
 
-func total(p []float64) float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	return s
-}
+// total is the sum of p's entries.
+func total(p []float64) float64 { return floats.Sum(p) }
 
 // inRefBlock is the reference code's block, written out by hand: rows
 // 4-8, cols 1-5.

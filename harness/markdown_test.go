@@ -24,22 +24,26 @@ func TestMarkdownTable(t *testing.T) {
 }
 
 func TestFormatSig(t *testing.T) {
-	for _, c := range []struct {
-		v      float64
-		digits int
-		want   string
-	}{
-		{1.23456, 3, "1.23"},
-		{0.0001234, 2, "0.00012"},
-		{123456, 3, "1.23e+05"},
-		{100, 3, "100"},
-		{0.5, 3, "0.5"},
-		{math.NaN(), 3, "NaN"},
-		{math.Inf(-1), 3, "-Inf"},
-	} {
-		if got := harness.FormatSig(c.v, c.digits); got != c.want {
-			t.Errorf("FormatSig(%v, %d) = %q, want %q", c.v, c.digits, got, c.want)
+	// want[digits] maps numbers to their spelling with that many digits.
+	want := map[int]map[float64]string{
+		2: {0.0001234: "0.00012"},
+		3: {1.23456: "1.23", 123456: "1.23e+05", 100: "100", 0.5: "0.5", math.Inf(-1): "-Inf"},
+	}
+	for digits, m := range want {
+		for v, s := range m {
+			if got := harness.FormatSig(v, digits); got != s {
+				t.Errorf("FormatSig(%v, %d) = %q, want %q", v, digits, got, s)
+			}
 		}
+	}
+	if got := harness.FormatSig(math.NaN(), 3); got != "NaN" {
+		t.Errorf("FormatSig(NaN) = %q", got)
+	}
+	if got := harness.FormatList([]float64{1, 0.25, 1e6}, 3); got != "1, 0.25, 1e+06" {
+		t.Errorf("FormatList = %q", got)
+	}
+	if got := harness.FormatPct(0.1234); got != "12.3%" {
+		t.Errorf("FormatPct = %q", got)
 	}
 }
 

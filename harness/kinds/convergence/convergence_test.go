@@ -7,33 +7,6 @@ import (
 	"privic/harness"
 )
 
-func TestParamsRejectBadValues(t *testing.T) {
-	for _, c := range []struct {
-		name string
-		edit func(p *params)
-	}{
-		{"unknown mechanism", func(p *params) { p.FirstMechanism = []string{"gauss"} }},
-		{"duplicate option", func(p *params) { p.Mixing = []string{"none", "none"} }},
-		{"bad fraction", func(p *params) { p.BatchFraction = 1.5 }},
-		{"missing city schedule", func(p *params) { delete(p.Cycles, "sf") }},
-		{"unknown city key", func(p *params) { p.Cycles["lyon"] = 3 }},
-		{"bad reference", func(p *params) { p.EMDReference = []string{"prior"} }},
-		{"negative beta", func(p *params) { p.Beta = harness.SweepOf(-1) }},
-		{"rounds per job above rounds", func(p *params) { p.RoundsPerJob = 6 }},
-		{"zero batch size", func(p *params) { p.BatchSize["paris"] = 0 }},
-		{"bad gibu start", func(p *params) { p.GIBUStart = "last" }},
-	} {
-		p := def{}.NewParams()
-		c.edit(p)
-		if err := p.Validate(); err == nil {
-			t.Errorf("%s: accepted", c.name)
-		}
-	}
-	if err := (def{}).NewParams().Validate(); err != nil {
-		t.Errorf("defaults rejected: %v", err)
-	}
-}
-
 // Jobs share read-only state (the city, C_1, LAP, the cycle-0 EMD); run
 // concurrently and in any order they must give the same tables as run one
 // by one (go test -race checks the sharing).
@@ -91,5 +64,32 @@ func TestJobsDeterministicAndConcurrent(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestParamsRejectBadValues(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func(p *params)
+	}{
+		{"unknown mechanism", func(p *params) { p.FirstMechanism = []string{"gauss"} }},
+		{"duplicate option", func(p *params) { p.Mixing = []string{"none", "none"} }},
+		{"bad fraction", func(p *params) { p.BatchFraction = 1.5 }},
+		{"missing city schedule", func(p *params) { delete(p.Cycles, "sf") }},
+		{"unknown city key", func(p *params) { p.Cycles["lyon"] = 3 }},
+		{"bad reference", func(p *params) { p.EMDReference = []string{"prior"} }},
+		{"negative beta", func(p *params) { p.Beta = harness.SweepOf(-1) }},
+		{"rounds per job above rounds", func(p *params) { p.RoundsPerJob = 6 }},
+		{"zero batch size", func(p *params) { p.BatchSize["paris"] = 0 }},
+		{"bad gibu start", func(p *params) { p.GIBUStart = "last" }},
+	} {
+		p := def{}.NewParams()
+		c.edit(p)
+		if err := p.Validate(); err == nil {
+			t.Errorf("%s: accepted", c.name)
+		}
+	}
+	if err := (def{}).NewParams().Validate(); err != nil {
+		t.Errorf("defaults rejected: %v", err)
 	}
 }
