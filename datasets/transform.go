@@ -21,21 +21,21 @@ const (
 	SetMass
 )
 
-func islandModes() enum[IslandMode] {
-	return enum[IslandMode]{"IslandMode", "island mode", []string{"move", "set"}}
-}
-
 // String returns the mode's spec name ("move", "set").
 func (m IslandMode) String() string { return islandModes().String(m) }
 
-// ParseIslandMode parses a mode's spec name.
-func ParseIslandMode(s string) (IslandMode, error) { return islandModes().Parse(s) }
+// UnmarshalText parses a mode's spec name.
+func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes().Unmarshal(b, m) }
 
 // MarshalText lets specs and manifests spell the mode by name.
 func (m IslandMode) MarshalText() ([]byte, error) { return islandModes().Marshal(m) }
 
-// UnmarshalText parses a mode's spec name.
-func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes().Unmarshal(b, m) }
+// ParseIslandMode parses a mode's spec name.
+func ParseIslandMode(s string) (IslandMode, error) { return islandModes().Parse(s) }
+
+func islandModes() enum[IslandMode] {
+	return enum[IslandMode]{"IslandMode", "island mode", []string{"move", "set"}}
+}
 
 // Block is a rectangle of local cells, bounds inclusive.
 type Block struct {

@@ -377,4 +377,3 @@ func safely(f func() error) (err error) {
 	}()
 	return f()
 }
-

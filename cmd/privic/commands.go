@@ -134,12 +134,14 @@ func operands(fs *flag.FlagSet, args []string, what string) ([]string, error) {
 	return ops, err
 }
 
-// parallelism checks -j.
-func parallelism(n int) error {
-	if n < 1 {
-		return usagef("-j %d: want at least 1", n)
+// jobOperands is operands for the commands that take -j, which it checks
+// (after parsing fills jobs).
+func jobOperands(fs *flag.FlagSet, args []string, what string, jobs *int) ([]string, error) {
+	ops, err := operands(fs, args, what)
+	if err == nil && *jobs < 1 {
+		err = usagef("-j %d: want at least 1", *jobs)
 	}
-	return nil
+	return ops, err
 }
 
 func memLimit(s string) (int64, error) {
@@ -177,11 +179,8 @@ func loadSpecs(reg *harness.Registry, paths []string) ([]*harness.Spec, error) {
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	var f runFlags
-	paths, err := operands(f.set(), args, "spec")
+	paths, err := jobOperands(f.set(), args, "spec", &f.jobs)
 	if err != nil {
-		return err
-	}
-	if err := parallelism(f.jobs); err != nil {
 		return err
 	}
 	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet)}
@@ -342,11 +341,8 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 
 func cmdMerge(ctx context.Context, e *env, args []string) error {
 	var f mergeFlags
-	dirs, err := operands(f.set(), args, "shard directory")
+	dirs, err := jobOperands(f.set(), args, "shard directory", &f.jobs)
 	if err != nil {
-		return err
-	}
-	if err := parallelism(f.jobs); err != nil {
 		return err
 	}
 	reg, err := harness.NewRegistry(e.kinds...)

@@ -37,10 +37,10 @@ func main() {
 
 func run(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gencounts", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	shared := fs.String("shared", "", "shared directory holding datasets/gowalla (default: ../shared next to the module root)")
 	out := fs.String("out", "", "output directory (default: datasets/counts under the module root)")
 	check := fs.Bool("check", false, "compare regenerated files with those in -out instead of writing")
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

@@ -22,6 +22,7 @@ import (
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
 type params struct {
+	BAIterations int `toml:"ba_iterations"`
 	// Beta lists BA's loss parameters (reference code: 0.4 and 0.6, the
 	// paper's eps = 2 beta = 0.8 and 1.2).
 	Beta harness.Sweep `toml:"beta"`
@@ -29,7 +30,6 @@ type params struct {
 	Fractions harness.Sweep `toml:"fractions"`
 	// Places are the city (the paper: Paris), the island and A and B.
 	island.Places
-	BAIterations int `toml:"ba_iterations"`
 	// FigureFractions[i] are the panels of the figure for Beta[i]
 	// (Fig. 11a, 11b, ...), drawn clockwise from the top left as in the
 	// paper; every value must be one of Fractions.

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"privic/harness"
-	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/internal/privic"
 )
@@ -61,10 +60,8 @@ func (f *finish) convergeClaim() harness.Claim {
 		allFall = allFall && tr.falls()
 		allConv = allConv && tr.converges()
 		s := fmt.Sprintf("%s β=%s: %s", param.Title(city), privic.BetaText(beta), tr.text())
-		if _, has := paper.Of(city); has {
-			if pt, ok := trendOf(paperMeans(city, beta)); ok {
-				s += fmt.Sprintf(" [paper: %s]", pt.text())
-			}
+		if pt, ok := trendOf(paperMeans(city, beta)); ok {
+			s += fmt.Sprintf(" [paper: %s]", pt.text())
 		}
 		ev = append(ev, s)
 	})

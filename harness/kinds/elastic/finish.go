@@ -77,52 +77,40 @@ func readLevels(out *harness.Output) ([]*level, error) {
 	return levels, nil
 }
 
-// lookup finds the level of row i's beta, which channels.csv must have.
-func lookup(rd *harness.Reader, table string, i int, byBeta map[string]*level) (*level, error) {
-	l, ok := byBeta[rd.Str(i, "beta")]
-	if !ok {
-		return nil, fmt.Errorf("%s row %d: beta %s not in channels.csv", table, i+1, rd.Str(i, "beta"))
+// eachLevelRow calls read with every row of the job table called name and
+// the level of its beta, which channels.csv must have.
+func eachLevelRow(out *harness.Output, name string, cols []string, byBeta map[string]*level, read func(rd *harness.Reader, i int, l *level)) error {
+	t, err := out.ReadTable(name)
+	if err != nil {
+		return err
 	}
-	return l, nil
+	rd, err := t.Reader(append([]string{"beta"}, cols...)...)
+	if err != nil {
+		return err
+	}
+	for i := range t.Rows {
+		l, ok := byBeta[rd.Str(i, "beta")]
+		if !ok {
+			return fmt.Errorf("%s row %d: beta %s not in channels.csv", name, i+1, rd.Str(i, "beta"))
+		}
+		read(rd, i, l)
+	}
+	return rd.Err()
 }
 
 func readDistributions(out *harness.Output, byBeta map[string]*level) error {
-	t, err := out.ReadTable("report_distribution")
-	if err != nil {
-		return err
-	}
-	rd, err := t.Reader("mechanism", "location", "beta", "row", "col", "probability")
-	if err != nil {
-		return err
-	}
-	for i := range t.Rows {
-		l, err := lookup(rd, t.Name, i, byBeta)
-		if err != nil {
-			return err
-		}
-		key := rd.Str(i, "mechanism") + "/" + rd.Str(i, "location")
-		l.dist[key] = append(l.dist[key], island.CellProb{Row: rd.Int(i, "row"), Col: rd.Int(i, "col"), P: rd.Float(i, "probability")})
-	}
-	return rd.Err()
+	return eachLevelRow(out, "report_distribution", []string{"mechanism", "location", "row", "col", "probability"}, byBeta,
+		func(rd *harness.Reader, i int, l *level) {
+			key := rd.Str(i, "mechanism") + "/" + rd.Str(i, "location")
+			l.dist[key] = append(l.dist[key], island.CellProb{Row: rd.Int(i, "row"), Col: rd.Int(i, "col"), P: rd.Float(i, "probability")})
+		})
 }
 
 func readStats(out *harness.Output, byBeta map[string]*level) error {
-	t, err := out.ReadTable("location_stats")
-	if err != nil {
-		return err
-	}
-	rd, err := t.Reader(append([]string{"mechanism", "location", "beta"}, island.StatsHeader()...)...)
-	if err != nil {
-		return err
-	}
-	for i := range t.Rows {
-		l, err := lookup(rd, t.Name, i, byBeta)
-		if err != nil {
-			return err
-		}
-		l.stats[rd.Str(i, "mechanism")+"/"+rd.Str(i, "location")] = island.ReadStats(rd, i)
-	}
-	return rd.Err()
+	return eachLevelRow(out, "location_stats", append([]string{"mechanism", "location"}, island.StatsHeader()...), byBeta,
+		func(rd *harness.Reader, i int, l *level) {
+			l.stats[rd.Str(i, "mechanism")+"/"+rd.Str(i, "location")] = island.ReadStats(rd, i)
+		})
 }
 
 func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, error) {

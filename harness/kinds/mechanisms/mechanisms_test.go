@@ -2,65 +2,15 @@ package mechanisms
 
 import (
 	"context"
+	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
-	"privic/datasets"
 	"privic/harness"
-	"privic/harness/kinds/internal/reftest"
-	"privic/kernels"
 )
-
-// toy is a small uneven data set on a 4x5 grid, named paris so that the
-// per-city settings of the tests apply to it (a few empty cells, like a
-// city), so a whole job runs in milliseconds.
-func toy() *datasets.Dataset {
-	g := kernels.Grid{Rows: 4, Cols: 5}
-	counts := []int{40, 3, 0, 12, 7, 1, 90, 25, 0, 4, 6, 30, 60, 8, 0, 2, 5, 11, 20, 9}
-	n := 0
-	for _, c := range counts {
-		n += c
-	}
-	return &datasets.Dataset{Name: "paris", Grid: g, Counts: counts, N: n}
-}
-
-func toyParams(testing.TB) *params {
-	p := defaultParams(builtin())
-	p.Cities = []string{"paris"}
-	p.Sims = 2
-	p.LP = lpParams{Solver: "gonum", Spanner: 1, Coarsen: map[string]int{"paris": 2}}
-	p.A = map[string][]int{"paris": {2, 1}}
-	p.Island.Radius = 1
-	return p
-}
-
-func col(t *testing.T, tb harness.Table, row []string, name string) string {
-	t.Helper()
-	return reftest.Cell(t, &tb, row, name)
-}
-
-func fcol(t *testing.T, tb harness.Table, row []string, name string) float64 {
-	t.Helper()
-	return reftest.Float(t, &tb, row, name)
-}
-
-func runJob(t *testing.T, p *params, mech, cal string, level float64) (frontier, calib harness.Table) {
-	t.Helper()
-	j := job{p: p, ds: toy(), mech: mech, calibration: cal, level: level}
-	ts, err := def{p.reg}.Run(context.Background(), j, rand.New(rand.NewPCG(1, 2)))
-	if err != nil {
-		t.Fatalf("%s %s %v: %v", mech, cal, level, err)
-	}
-	if len(ts) != 2 || ts[0].Name != "frontier" || ts[1].Name != "calibration" {
-		t.Fatalf("tables %v", ts)
-	}
-	return ts[0], ts[1]
-}
 
 func TestRunHitsEveryFooting(t *testing.T) {
 	// For every mechanism and footing, the job's metric columns (computed
@@ -95,7 +45,7 @@ func TestRunHitsEveryFooting(t *testing.T) {
 						t.Errorf("%s %s: %s = %v", m, cal, c, v)
 					}
 				}
-				if s := col(t, fr, r, "sim"); s != strconv.Itoa(i) {
+				if s := col(t, fr, r, "sim"); s != fmt.Sprint(i) {
 					t.Errorf("%s %s: sim %s at row %d", m, cal, s, i)
 				}
 			}

@@ -24,10 +24,14 @@ type params struct {
 	Eps        harness.Sweep `toml:"eps"`
 	Distortion harness.Sweep `toml:"distortion"`
 	MI         harness.Sweep `toml:"mi"`
+	// Island is the island prior around A for identification.
+	Island island.Params `toml:"island"`
 	// Sims is the number of obfuscate-and-estimate simulations per level.
-	Sims          int `toml:"sims"`
-	IBUIterations int `toml:"ibu_iterations"`
-	BAIterations  int `toml:"ba_iterations"`
+	Sims int `toml:"sims"`
+	// LP configures the mechanisms solved as linear programs.
+	LP            lpParams `toml:"lp"`
+	IBUIterations int      `toml:"ibu_iterations"`
+	BAIterations  int      `toml:"ba_iterations"`
 	// LapWiden widens the output grid of the mechanisms whose reports may
 	// leave the input grid (LAP; reference code: 5).
 	LapWiden int `toml:"lap_widen"`
@@ -38,14 +42,10 @@ type params struct {
 	CalibrationTol float64 `toml:"calibration_tol"`
 	// CalibrationMethod is "bisection" or "illinois".
 	CalibrationMethod string `toml:"calibration_method"`
-	// LP configures the mechanisms solved as linear programs.
-	LP lpParams `toml:"lp"`
 	// A maps a city to its vulnerable cell [row, col]; cities without an
 	// entry get no identification figures. Default: the place A of every
 	// city that has one.
 	A map[string][]int `toml:"a"`
-	// Island is the island prior around A for identification.
-	Island island.Params `toml:"island"`
 
 	// reg is the mechanism registry the names come from (not a key).
 	reg *mechanism.Registry

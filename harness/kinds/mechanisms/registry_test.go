@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -110,29 +108,5 @@ func TestNewMechanismIsOneEntry(t *testing.T) {
 	}
 	if !strings.Contains(sec.Markdown, "| level | mixture | lap |") {
 		t.Errorf("the section's table lacks the new mechanism:\n%s", sec.Markdown)
-	}
-}
-
-// writeTables stores job tables as the harness would.
-func writeTables(t *testing.T, dir string, ts ...harness.Table) {
-	t.Helper()
-	for _, tb := range ts {
-		var b strings.Builder
-		b.WriteString(strings.Join(tb.Header, ",") + "\n")
-		for _, r := range tb.Rows {
-			for i, v := range r {
-				if i > 0 {
-					b.WriteString(",")
-				}
-				if strings.ContainsAny(v, ",\"") {
-					v = "\"" + strings.ReplaceAll(v, "\"", "\"\"") + "\""
-				}
-				b.WriteString(v)
-			}
-			b.WriteString("\n")
-		}
-		if err := os.WriteFile(filepath.Join(dir, tb.Name+".csv"), []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
 	}
 }

@@ -90,12 +90,7 @@ func (def) NewParams() *params {
 }
 
 func (def) Plan(p *params) ([]harness.Work[job], error) {
-	all, err := p.Load()
-	var jobs []harness.Work[job]
-	for _, ds := range all {
-		jobs = append(jobs, harness.Work[job]{Key: "city=" + ds.Name, Job: job{p: p, ds: ds}})
-	}
-	return jobs, err
+	return param.CityJobs(&p.Data, func(ds *datasets.Dataset) job { return job{ds: ds, p: p} })
 }
 
 // EstimateBytes: the channel, the BA work space and the IBU vectors.

@@ -48,6 +48,17 @@ func (d *Data) Load() ([]*datasets.Dataset, error) {
 	return out, nil
 }
 
+// CityJobs loads d's cities and plans one job per city, keyed
+// city=<name>.
+func CityJobs[J any](d *Data, job func(ds *datasets.Dataset) J) ([]harness.Work[J], error) {
+	all, err := d.Load()
+	works := make([]harness.Work[J], len(all))
+	for i, ds := range all {
+		works[i] = harness.Work[J]{Key: "city=" + ds.Name, Job: job(ds)}
+	}
+	return works, err
+}
+
 // CityList checks a list of cities: non-empty, every name known, no
 // duplicates (a duplicate would give two jobs the same key).
 func CityList(key string, names []string) error {
