@@ -91,30 +91,11 @@ func parseCounts(b []byte, name string) (*countsFile, error) {
 			return &LineError{File: name, Line: ln, Msg: fmt.Sprintf(format, a...)}
 		}
 		if rest, ok := strings.CutPrefix(line, "#"); ok {
-			key, val, ok := strings.Cut(strings.TrimSpace(rest), ":")
-			if !ok {
-				continue
+			first, err := cf.comment(rest, bad)
+			if err != nil {
+				return nil, err
 			}
-			val = strings.TrimSpace(val)
-			switch strings.TrimSpace(key) {
-			case "lines":
-				n, err := strconv.Atoi(val)
-				if err != nil || n <= 0 {
-					return nil, bad("lines %q: want a positive integer", val)
-				}
-				cf.lines = n
-			case "first-line":
-				var f [2][]byte
-				if splitFields([]byte(val), ',', f[:]) != 2 {
-					return nil, bad("first-line %q: want row,col", val)
-				}
-				r, msg := parseIndex(f[0], "row")
-				c, msg2 := parseIndex(f[1], "col")
-				if msg != "" || msg2 != "" {
-					return nil, bad("first-line %q: %s%s", val, msg, msg2)
-				}
-				cf.first, haveFirst = Cell{Row: r, Col: c}, true
-			}
+			haveFirst = haveFirst || first
 			continue
 		}
 		if !haveHeader {
@@ -163,6 +144,74 @@ func parseCounts(b []byte, name string) (*countsFile, error) {
 		return nil, fmt.Errorf("%s: first-line cell (%d,%d) has no count", name, cf.first.Row, cf.first.Col)
 	}
 	return cf, nil
+}
+
+// comment reads a "# key: value" comment line (rest follows the '#');
+// first reports that it was the first-line comment.
+func (cf *countsFile) comment(rest string, bad func(format string, a ...any) error) (first bool, err error) {
+	key, val, ok := strings.Cut(strings.TrimSpace(rest), ":")
+	if !ok {
+		return false, nil
+	}
+	val = strings.TrimSpace(val)
+	switch strings.TrimSpace(key) {
+	case "lines":
+		n, err := strconv.Atoi(val)
+		if err != nil || n <= 0 {
+			return false, bad("lines %q: want a positive integer", val)
+		}
+		cf.lines = n
+	case "first-line":
+		var f [2][]byte
+		if splitFields([]byte(val), ',', f[:]) != 2 {
+			return false, bad("first-line %q: want row,col", val)
+		}
+		r, msg := parseIndex(f[0], "row")
+		c, msg2 := parseIndex(f[1], "col")
+		if msg != "" || msg2 != "" {
+			return false, bad("first-line %q: %s%s", val, msg, msg2)
+		}
+		cf.first = Cell{Row: r, Col: c}
+		return true, nil
+	}
+	return false, nil
+}
+
+// parityCheck compares cells, the discretisation of c's check-ins, with
+// the reference grid-cell file in dir, line by line, and says what it
+// found for the counts file's header (the file may be absent).
+func parityCheck(c City, dir string, cells []Cell) (string, error) {
+	refPath := filepath.Join(dir, CellsFile(c.Name))
+	ref, err := openHashing(refPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "none (" + CellsFile(c.Name) + " not found)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("parity check: %w", err)
+	}
+	defer ref.f.Close()
+	i := 0
+	_, err = ReadCells(ref.r, refPath, func(rc Cell) error {
+		if i >= len(cells) {
+			return fmt.Errorf("reference has more lines than the %d the discretisation of %s gives", len(cells), CheckinsFile(c.Name))
+		}
+		if rc != cells[i] {
+			return fmt.Errorf("reference cell (%d,%d), discretisation of %s gives (%d,%d)", rc.Row, rc.Col, CheckinsFile(c.Name), cells[i].Row, cells[i].Col)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("parity check: %w", err)
+	}
+	if i != len(cells) {
+		return "", fmt.Errorf("parity check: %s has %d lines, the discretisation of %s gives %d", refPath, i, CheckinsFile(c.Name), len(cells))
+	}
+	refSum, err := ref.sum()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", refPath, err)
+	}
+	return fmt.Sprintf("reproduces %s (sha256 %s) line for line", CellsFile(c.Name), refSum), nil
 }
 
 // hashingFile opens path and hashes whatever is read from it.
@@ -245,34 +294,9 @@ func WriteCounts(w io.Writer, c City, dir string) error {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 
-	check := "none (" + CellsFile(c.Name) + " not found)"
-	refPath := filepath.Join(dir, CellsFile(c.Name))
-	if ref, err := openHashing(refPath); err == nil {
-		defer ref.f.Close()
-		i := 0
-		_, err := ReadCells(ref.r, refPath, func(rc Cell) error {
-			if i >= len(cells) {
-				return fmt.Errorf("reference has more lines than the %d the discretisation of %s gives", len(cells), CheckinsFile(c.Name))
-			}
-			if rc != cells[i] {
-				return fmt.Errorf("reference cell (%d,%d), discretisation of %s gives (%d,%d)", rc.Row, rc.Col, CheckinsFile(c.Name), cells[i].Row, cells[i].Col)
-			}
-			i++
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("parity check: %w", err)
-		}
-		if i != len(cells) {
-			return fmt.Errorf("parity check: %s has %d lines, the discretisation of %s gives %d", refPath, i, CheckinsFile(c.Name), len(cells))
-		}
-		refSum, err := ref.sum()
-		if err != nil {
-			return fmt.Errorf("%s: %w", refPath, err)
-		}
-		check = fmt.Sprintf("reproduces %s (sha256 %s) line for line", CellsFile(c.Name), refSum)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("parity check: %w", err)
+	check, err := parityCheck(c, dir, cells)
+	if err != nil {
+		return err
 	}
 
 	all, err := FromCells(c.Name, cells, AllRows)
