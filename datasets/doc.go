@@ -45,10 +45,10 @@
 // the error wraps ErrNoPoints and lists the places searched, so callers can
 // skip the figure and say why. `go run ./datasets/internal/fetchdata`
 // (./run.sh fetch-data) downloads the SNAP file, shows progress, and writes
-// the subsets into datasets/cache/. No SHA-256 of the SNAP file is known to
-// this project (it was written without internet access), so there is no
-// built-in expected digest: pass -sha256 to verify; without it the
-// computed digest is printed and the file is reported as not verified.
+// the subsets into datasets/cache/. The project records no SHA-256 of the
+// SNAP file, so there is no built-in expected digest: pass -sha256 to
+// verify; without it the computed digest is printed and the file is
+// reported as not verified.
 // Subsets cut from the SNAP file keep its line order and the coordinates'
 // digits; whether they are byte-identical to the curated files has not been
 // checked here.
@@ -65,17 +65,18 @@
 // # The island prior
 //
 // The elastic and adversarial experiments plant an isolated "vulnerable"
-// location A = (6, 3) (index 93 on the 11 x 15 Paris grid) by zeroing the
-// 5 x 5 block rows 4-8, cols 1-5 around it (Chebyshev radius 2). On the
+// location A, the Paris preset's place A = (6, 3) (index 93 on the
+// 11 x 15 grid; City.Places), by zeroing the 5 x 5 block rows 4-8, cols
+// 1-5 around it (Chebyshev radius 2). On the
 // Paris prior with the header quirk that block holds 1,387 of the 10,078
 // check-ins (mass 0.137627) and A itself 2 (mass 0.000198). The paper's
 // text moves the block's mass onto A (MoveMass: A = 0.137627, the other
 // 140 cells unchanged). The reference code instead gives A the mass 0.01
 // and rescales the other 140 cells to total 0.99 (SetMass with Mass 0.01:
 // a factor 0.99/0.862373 = 1.147994); ReferenceIsland and PaperIsland
-// return both settings. Geographically A's cell spans lat 48.8457-48.8500,
-// lon 2.3581-2.3647, in the south-east of the Paris box; the paper calls
-// it south-western, which fits a map drawn with column 0 on the left.
+// return both settings. A's cell lies in the south-east of the Paris box
+// (see the preset); the paper, drawing column 0 on the left, calls it
+// south-western.
 // Inject then adds adversarial reports at a cell:
 // (1-f)*prior + f*delta_cell.
 package datasets

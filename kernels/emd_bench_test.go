@@ -2,7 +2,7 @@ package kernels
 
 import "testing"
 
-// BenchmarkEMD: the peer's "emd" step (../shared/peers/numpy_kernels.py),
+// BenchmarkEMD: the NumPy/POT peer's "emd" step,
 // one exact EMD between the empirical prior and the IBU estimate (BA at
 // beta = 1, 10 iterations from uniform; q = prior C; IBU 10 iterations from
 // uniform), on the Paris and SF grids. Compare with POT's ot.emd2 on the

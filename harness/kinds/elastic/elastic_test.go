@@ -8,7 +8,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"privic/datasets"
+	"privic/harness"
 	"privic/harness/kinds/internal/reftest"
+	"privic/kernels"
 )
 
 // TestTablesMatchDirectComputation checks the elastic job's tables
@@ -43,8 +45,15 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 	L := reftest.Laplace(g, wide, tight)
 	// The paper's A and B: cells (6, 3) and (3, 7).
 	a, b := g.IndexOf(6, 3), g.IndexOf(3, 7)
+	checkDistributions(t, reftest.Table(t, ts, "report_distribution"), g, wide, C, L, tight, a, b)
+	checkSingularValue(t, reftest.Table(t, ts, "channels"), C)
+	checkStats(t, reftest.Table(t, ts, "location_stats"), g, wide, prior, C, L, a)
+}
 
-	rd := reftest.Table(t, ts, "report_distribution")
+// checkDistributions checks every report probability of A and B against
+// the plain channels C (BA) and L (LAP).
+func checkDistributions(t *testing.T, rd *harness.Table, g, wide kernels.Grid, C, L [][]float64, tight float64, a, b int) {
+	t.Helper()
 	counts := map[string]int{}
 	for _, r := range rd.Rows {
 		mech, loc := reftest.Cell(t, rd, r, "mechanism"), reftest.Cell(t, rd, r, "location")
@@ -73,9 +82,13 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 	if counts["baA"] != g.Len() || counts["baB"] != g.Len() || counts["lapA"] != wide.Len() || counts["lapB"] != wide.Len() {
 		t.Errorf("row counts %v, want %d per BA location and %d per LAP location", counts, g.Len(), wide.Len())
 	}
+}
 
-	// Smallest singular value against gonum's SVD of the direct channel.
-	dense := mat.NewDense(g.Len(), g.Len(), nil)
+// checkSingularValue checks the smallest singular value against gonum's
+// SVD of the direct channel.
+func checkSingularValue(t *testing.T, ch *harness.Table, C [][]float64) {
+	t.Helper()
+	dense := mat.NewDense(len(C), len(C), nil)
 	for x := range C {
 		dense.SetRow(x, C[x])
 	}
@@ -84,13 +97,15 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 		t.Fatal("SVD failed")
 	}
 	sv := svd.Values(nil)
-	ch := reftest.Table(t, ts, "channels")
 	if got := reftest.Float(t, ch, ch.Rows[0], "ba_min_singular_value"); !reftest.RelClose(got, sv[len(sv)-1], 1e-6) {
 		t.Errorf("min singular value %v, direct SVD %v", got, sv[len(sv)-1])
 	}
+}
 
-	// Location statistics of A under both mechanisms.
-	st := reftest.Table(t, ts, "location_stats")
+// checkStats checks the location statistics of A under both mechanisms,
+// counted directly from the plain channels and the island prior.
+func checkStats(t *testing.T, st *harness.Table, g, wide kernels.Grid, prior []float64, C, L [][]float64, a int) {
+	t.Helper()
 	for _, r := range st.Rows {
 		if reftest.Cell(t, st, r, "location") != "A" {
 			continue
