@@ -103,7 +103,7 @@ cmd_all() {
 	"$BIN" run "${specs[@]}"
 	if has_command report; then
 		"$BIN" report
-		echo "run.sh: report: results/REPORT.md"
+		echo "run.sh: report: results/REPORT.md (and results/REPORT.html for a browser)"
 	else
 		echo "run.sh: results are in results/ (one directory per experiment; no report command yet)"
 	fi

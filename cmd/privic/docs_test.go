@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"privic/harness"
+	"privic/kernels/mechanism"
 )
 
 // root is the module's directory, seen from this package's (where go
@@ -120,6 +121,38 @@ func TestExperimentsREADMEDocumentsEveryKey(t *testing.T) {
 				t.Errorf("kind %s: key %s is not described in its section of experiments/README.md", k.Name(), key)
 			}
 		}
+	}
+}
+
+// TestExperimentsREADMEMechanismsAreRegistered: the mechanisms the README
+// describes as built in are in the registry's table, so the docs cannot
+// keep a mechanism that was removed or renamed. (A new mechanism needs no
+// README edit: privic list and mechanisms.csv take the list from the
+// registry.)
+func TestExperimentsREADMEMechanismsAreRegistered(t *testing.T) {
+	doc := readFile(t, filepath.Join(root, "experiments", "README.md"))
+	const lead = "The built-in ones:\n"
+	i := strings.Index(doc, lead)
+	if i < 0 {
+		t.Fatalf("experiments/README.md lost the line %q of the mechanisms section", strings.TrimSpace(lead))
+	}
+	para := doc[i+len(lead):]
+	para = para[:strings.Index(para+"\n\n", "\n\n")]
+	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A mechanism's description starts with its name in backticks followed
+	// by its parenthesised summary.
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z0-9-]+)`\\s+\\(").FindAllStringSubmatch(para, -1) {
+		named = append(named, m[1])
+		if _, err := reg.Lookup(m[1]); err != nil {
+			t.Errorf("experiments/README.md describes mechanism %q, which the registry lacks: %v", m[1], err)
+		}
+	}
+	if len(named) < 5 {
+		t.Errorf("found only %q as described mechanisms in experiments/README.md", named)
 	}
 }
 

@@ -18,6 +18,13 @@
 //     Chatzikokolakis and Palamidessi (CCS 2014), a linear program solved by
 //     gonum's dense simplex, or by GLPK when built with -tags glpk.
 //
+// Builtin is the table of these mechanisms (name in specs, what the
+// parameter means, constructor from the experiment's Options), and a
+// Registry is a value built from such a table with NewRegistry: nothing
+// registers itself at init. Experiments take their list of mechanisms
+// from a Registry, so adding a mechanism is its file and its line in
+// Builtin.
+//
 // Coarsened runs any of them on blocks of the grid and lifts the channel
 // back, which keeps geo-indistinguishability and makes the LP usable on
 // city grids.
