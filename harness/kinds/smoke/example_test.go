@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"privic/harness"
@@ -39,7 +38,7 @@ reps = 4
 		panic(err)
 	}
 	dir := res[0].Dir
-	fmt.Println("wrote", filepath.Base(dir)+"/")
+	fmt.Printf("wrote %s/ under the output directory\n", res[0].Spec.Name)
 
 	// Four estimates of pi from 10^5 points each: their mean lies within
 	// a few standard errors (sd/2 here) of pi.
@@ -63,7 +62,7 @@ reps = 4
 	heading, _, _ := strings.Cut(sec.Markdown, "\n")
 	fmt.Println("section:", heading)
 	// Output:
-	// wrote pi/
+	// wrote pi/ under the output directory
 	// 4 estimates of 100000 points
 	// mean within 4 standard errors of pi: true
 	// section: ## Smoke test: Monte Carlo estimate of pi
