@@ -57,7 +57,7 @@ const (
 
 // String names the rule by its inequality.
 func (r Rule) String() string {
-	return enum[Rule]{"Rule", "rule", []string{"edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]"}}.String(r)
+	return enum[Rule]{"Rule", "rule", []string{"edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]", "edge[i+1] <= v < edge[i]"}}.String(r)
 }
 
 // City is a discretisation preset: the bounding box of the subset, the
@@ -148,6 +148,20 @@ func Lookup(name string) (City, error) {
 		}
 	}
 	return City{}, fmt.Errorf("unknown city %q: known cities are %s (names are exact)", name, strings.Join(CityNames(), ", "))
+}
+
+// describe fills in what the preset says of its dataset d: its title,
+// the frame of its grid, the cell size and the named places.
+func (c City) describe(d *Dataset) error {
+	f, err := presetFrame(c)
+	if err != nil {
+		return err
+	}
+	d.Title, d.Frame, d.Preset = c.Title, f, true
+	d.CellHeightM, d.CellWidthM = f.CellSize()
+	d.CellM = CellM(d.CellHeightM, d.CellWidthM)
+	d.Places = append([]Place(nil), c.Places...)
+	return nil
 }
 
 // Validate checks the box, the steps and the rule.

@@ -67,6 +67,16 @@ func Load(name string, opt LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	d.Source = fmt.Sprintf("datasets/%s (embedded), rows = %s", CountsFile(c.Name), opt.Rows)
+	if err := c.describe(d); err != nil {
+		return nil, err
+	}
+	// Read: the points of the subset; dropped: those outside every cell
+	// and, under the header quirk, the first line.
+	read := cf.points
+	if read == 0 {
+		read = cf.lines
+	}
+	d.Read = ReadStats{Rows: read, Checkins: read, Kept: d.N, Dropped: read - d.N}
 	return d, nil
 }
 
@@ -75,6 +85,7 @@ type countsFile struct {
 	counts map[Cell]int
 	first  Cell // the first line of the grid-cell file
 	lines  int  // lines of the grid-cell file (sum of counts)
+	points int  // points of the subset the lines were made from (0: not recorded)
 }
 
 // parseCounts reads a counts file: "# key: value" comment lines (the keys
@@ -161,6 +172,12 @@ func (cf *countsFile) comment(rest string, bad func(format string, a ...any) err
 			return false, bad("lines %q: want a positive integer", val)
 		}
 		cf.lines = n
+	case "points":
+		// "10991 read, 912 outside every cell, ..."
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.Fields(val + " x")[0], ","))
+		if err == nil && n > 0 {
+			cf.points = n
+		}
 	case "first-line":
 		var f [2][]byte
 		if splitFields([]byte(val), ',', f[:]) != 2 {
