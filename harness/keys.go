@@ -17,14 +17,30 @@ func pointerToStruct(p Params) bool {
 	return p != nil && rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct
 }
 
+// keyRoot is a top-level table whose keys map to the fields of a
+// struct: [params] (the struct's keys start at depth 1) and
+// [datasets.NAME] (depth 2).
+type keyRoot struct {
+	name  string
+	depth int
+	typ   reflect.Type
+}
+
 // checkKeys reports keys the decoder did not use (unknown keys) and keys
 // it matched only case-insensitively (the decoder's fallback, which would
 // make `Beta = 1` silently set beta).
-func checkKeys(md toml.MetaData, params Params) error {
-	paramsType := reflect.TypeOf(params)
+func checkKeys(md toml.MetaData, roots ...keyRoot) error {
+	rootOf := func(key toml.Key) *keyRoot {
+		for i := range roots {
+			if roots[i].typ != nil && key[0] == roots[i].name {
+				return &roots[i]
+			}
+		}
+		return nil
+	}
 	for _, key := range md.Undecoded() {
-		if len(key) > 0 && key[0] == "params" {
-			if _, fields := walkFields(paramsType, key[1:len(key)-1]); fields != nil {
+		if root := rootOf(key); root != nil && len(key) > root.depth {
+			if _, fields := walkFields(root.typ, key[root.depth:len(key)-1]); fields != nil {
 				return unknownKey(key, fields)
 			}
 		} else if len(key) == 1 {
@@ -34,11 +50,11 @@ func checkKeys(md toml.MetaData, params Params) error {
 	}
 	for _, key := range md.Keys() {
 		var fields []string
-		if key[0] == "params" {
-			if len(key) == 1 {
+		if root := rootOf(key); root != nil {
+			if len(key) <= root.depth {
 				continue
 			}
-			_, fields = walkFields(paramsType, key[1:len(key)-1])
+			_, fields = walkFields(root.typ, key[root.depth:len(key)-1])
 		} else if len(key) == 1 {
 			fields = topKeys
 		}

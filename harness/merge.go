@@ -112,7 +112,12 @@ func gatherShards(reg *Registry, name string, dirs []string, opt RunOptions) (*s
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
-		s, err := reg.parse(path, data, name)
+		// Relative data paths resolve where the shard run found them.
+		dataDir := manifestDataDir(d)
+		if dataDir == "" {
+			dataDir = specDir(path)
+		}
+		s, err := reg.parse(path, data, name, dataDir)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}

@@ -493,7 +493,7 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	s := r.spec
 	m := &Manifest{
 		Format: 1, Name: s.Name, Kind: s.Kind.Name(), Description: s.Description,
-		SpecFile: s.Path, SpecHash: s.Hash, Seed: s.Seed, Shard: opt.Shard.String(),
+		SpecFile: s.Path, SpecHash: s.Hash, DataDir: s.DataDir, Seed: s.Seed, Shard: opt.Shard.String(),
 		MergedFrom: mergedFrom, Env: env, Parallelism: opt.Jobs, Start: start.UTC(),
 		Jobs: []JobTiming{}, Tables: []string{},
 	}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"slices"
 	"sort"
@@ -41,6 +42,7 @@ var specNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
 type Registry struct {
 	kinds map[string]Kind
 	names []string // sorted
+	data  Data     // nil: specs may not declare datasets
 }
 
 // NewRegistry registers kinds; names must be unique and [a-z0-9-]+, and
@@ -112,6 +114,13 @@ type Spec struct {
 	Hash string
 	// Source is the file's bytes (copied to results/<name>/spec.toml).
 	Source []byte
+	// Data is the spec's catalog of datasets (nil when the registry has
+	// no Data), and DataDir the absolute directory against which its
+	// relative data paths resolved: the spec's own, recorded in the
+	// manifest so that a merge of shards finds the data again.
+	Data    Catalog
+	DataDir string
+	decls   map[string]any // the [datasets.NAME] tables, decoded
 }
 
 // Load reads and validates the spec at path.
@@ -158,21 +167,23 @@ func unwrapPathError(err error) error {
 // `name` key, for the default name: the file's base name without .toml).
 func (r *Registry) Parse(path string, data []byte) (*Spec, error) {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return r.parse(path, data, base)
+	return r.parse(path, data, base, specDir(path))
 }
 
 // rawSpec is the top level of a spec file.
 type rawSpec struct {
-	Kind        string         `toml:"kind"`
-	Name        string         `toml:"name"`
-	Seed        int64          `toml:"seed"`
-	Description string         `toml:"description"`
-	Params      toml.Primitive `toml:"params"`
+	Kind        string                    `toml:"kind"`
+	Name        string                    `toml:"name"`
+	Seed        int64                     `toml:"seed"`
+	Description string                    `toml:"description"`
+	Params      toml.Primitive            `toml:"params"`
+	Datasets    map[string]toml.Primitive `toml:"datasets"`
 }
 
-var topKeys = []string{"kind", "name", "seed", "description", "params"}
+var topKeys = []string{"kind", "name", "seed", "description", "params", "datasets"}
 
-func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, error) {
+// parse validates a spec; relative data paths resolve against dataDir.
+func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) (*Spec, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
@@ -213,11 +224,22 @@ func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, e
 	if err := safely(func() error { params = kind.NewParams(); return nil }); err != nil {
 		return nil, fail("kind %s: NewParams: %v", kind.Name(), err)
 	}
+	decls, err := r.decodeDecls(path, md, raw.Datasets)
+	if err != nil {
+		return nil, err
+	}
 	if err := md.PrimitiveDecode(raw.Params, params); err != nil {
 		return nil, decodeError(path, err)
 	}
-	if err := checkKeys(md, params); err != nil {
+	if err := checkKeys(md, keyRoot{"params", 1, reflect.TypeOf(params)}, keyRoot{"datasets", 2, r.declType()}); err != nil {
 		return nil, fail("%v", err)
+	}
+	cat, err := r.catalog(path, decls, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := params.(DataUser); ok && cat != nil {
+		u.UseData(cat)
 	}
 	if err := safely(params.Validate); err != nil {
 		return nil, fail("%v", err)
@@ -230,14 +252,27 @@ func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, e
 		Description: raw.Description,
 		Params:      params,
 		Source:      slices.Clone(data),
+		Data:        cat,
+		decls:       decls,
 	}
-	if s.Hash, err = specHash(kind, s.Seed, params); err != nil {
+	fingerprint := ""
+	if cat != nil {
+		fingerprint = cat.Fingerprint()
+	}
+	if len(decls) > 0 {
+		s.DataDir = dataDir
+	}
+	if s.Hash, err = specHash(kind, s.Seed, params, fingerprint); err != nil {
 		return nil, fail("%v", err)
 	}
 	return s, nil
 }
 
-func specHash(kind Kind, seed uint64, params Params) (string, error) {
+// specHash hashes what a spec means: its kind and the kind's version,
+// its seed, its parameters and the fingerprint of the datasets it
+// declares (left out when it declares none, so that such specs keep
+// their hash).
+func specHash(kind Kind, seed uint64, params Params, data string) (string, error) {
 	version := ""
 	if v, ok := kind.(Versioned); ok {
 		version = v.Version()
@@ -252,7 +287,8 @@ func specHash(kind Kind, seed uint64, params Params) (string, error) {
 		Version string          `json:"version"`
 		Seed    uint64          `json:"seed"`
 		Params  json.RawMessage `json:"params"`
-	}{specFormat, kind.Name(), version, seed, pj})
+		Data    string          `json:"data,omitempty"`
+	}{specFormat, kind.Name(), version, seed, pj, data})
 	if err != nil {
 		return "", err
 	}
@@ -260,16 +296,18 @@ func specHash(kind Kind, seed uint64, params Params) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Encode writes the spec back as TOML; loading the result gives a spec
-// with the same name, seed, parameters and hash.
+// Encode writes the spec back as TOML; loading the result (from the
+// spec's directory, where its relative data paths resolve) gives a spec
+// with the same name, seed, parameters, datasets and hash.
 func (s *Spec) Encode(w io.Writer) error {
 	doc := struct {
-		Kind        string `toml:"kind"`
-		Name        string `toml:"name"`
-		Seed        uint64 `toml:"seed"`
-		Description string `toml:"description,omitempty"`
-		Params      Params `toml:"params"`
-	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params}
+		Kind        string         `toml:"kind"`
+		Name        string         `toml:"name"`
+		Seed        uint64         `toml:"seed"`
+		Description string         `toml:"description,omitempty"`
+		Params      Params         `toml:"params"`
+		Datasets    map[string]any `toml:"datasets,omitempty"`
+	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params, s.decls}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
 		return fmt.Errorf("encode spec %s: %w", s.Name, err)

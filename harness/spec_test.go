@@ -113,7 +113,7 @@ func TestSpecErrors(t *testing.T) {
 		{"missing-kind", "x.toml", "seed = 1\n", []string{"x.toml: kind: missing", "testkind"}},
 		{"unknown-kind", "x.toml", "kind = \"nope\"\n", []string{`x.toml: kind = "nope": unknown kind (known kinds: testkind)`}},
 		{"kind-type", "x.toml", "kind = 3\n", []string{"x.toml:1: kind: wrong type: got an integer, want a string"}},
-		{"unknown-top", "x.toml", "kind = \"testkind\"\nsede = 1\n", []string{"x.toml: unknown key sede (allowed keys in the top level: kind, name, seed, description, params)"}},
+		{"unknown-top", "x.toml", "kind = \"testkind\"\nsede = 1\n", []string{"x.toml: unknown key sede (allowed keys in the top level: kind, name, seed, description, params, datasets)"}},
 		{"unknown-table", "x.toml", "kind = \"testkind\"\n[parms]\nbeta = 1\n", []string{"x.toml: unknown key parms (allowed keys in the top level:"}},
 		{"unknown-param", "x.toml", "kind = \"testkind\"\n[params]\nbta = 1\n", []string{"x.toml: unknown key params.bta (allowed keys in [params]: beta, reps, draws, mode, fail, panic, sleep_ms, mem_bytes, grid, tags)"}},
 		{"unknown-nested", "x.toml", "kind = \"testkind\"\n[params.grid]\nrows = 2\nheight = 3\n", []string{"x.toml: unknown key params.grid.height (allowed keys in [params.grid]: rows, cols)"}},
