@@ -1,18 +1,23 @@
-// Package paper holds what the PRIVIC paper reports for its two data
-// sets, the presets "paris" and "sf": the numbers of its tables and text
-// that the kinds set beside their own, and the names of its figures and
-// tables. Everything here hangs off a preset name; a data set without
-// facts gets the same tables and figures under its own name, with no
-// paper values beside them.
+// Package paper holds what the PRIVIC paper reports for its two
+// datasets, the presets of package datasets: the numbers of its tables
+// and text that the kinds set beside their own, the names of its figures
+// and tables, and its per-dataset schedules, all read from the embedded
+// facts.toml and tables.csv. Everything here hangs off a dataset's name;
+// a dataset without facts gets the same tables and figures under its own
+// name, with no paper values beside them.
 package paper
 
 import (
 	"bytes"
 	_ "embed"
 	"encoding/csv"
+	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"sync"
+
+	"github.com/BurntSushi/toml"
 )
 
 // Facts are the paper's numbers and names for one data set.
@@ -88,45 +93,89 @@ func (t Table) Cycle(beta float64, cycle int) []float64 {
 	return rows[cycle]
 }
 
-// Presets are the data sets the paper has, in its order.
-func Presets() []string { return []string{"paris", "sf"} }
+// rawFacts is one dataset's entry of facts.toml.
+type rawFacts struct {
+	Grid    string             `toml:"grid"`
+	Seconds map[string]float64 `toml:"seconds"`
+	Fig3    string             `toml:"fig3"`
+	Utility struct {
+		From     float64 `toml:"from"`
+		To       float64 `toml:"to"`
+		ToClosed bool    `toml:"to_closed"`
+		Text     string  `toml:"text"`
+	} `toml:"utility"`
+	Fig7     map[string]string           `toml:"fig7"`
+	Fig89    map[string]string           `toml:"fig89"`
+	Fig10    string                      `toml:"fig10"`
+	Table    struct{ Name, File string } `toml:"table"`
+	Schedule map[string]int              `toml:"schedule"`
+}
 
-// Of returns the paper's facts for the preset called name, and false for
-// any other data set.
+//go:embed facts.toml
+var factsTOML string
+
+// allFacts parses facts.toml once.
+var allFacts = sync.OnceValue(func() map[string]rawFacts {
+	var m map[string]rawFacts
+	md, err := toml.Decode(factsTOML, &m)
+	if err != nil {
+		panic("paper: facts.toml: " + err.Error()) // embedded, checked by the tests
+	}
+	if u := md.Undecoded(); len(u) > 0 {
+		panic(fmt.Sprintf("paper: facts.toml: unknown keys %v", u))
+	}
+	return m
+})
+
+// Of returns the paper's facts for the dataset called name, and false for
+// a dataset the paper does not have.
 func Of(name string) (Facts, bool) {
-	switch name {
-	case "paris":
-		return parisFacts(), true
-	case "sf":
-		return sfFacts(), true
+	r, ok := allFacts()[name]
+	if !ok {
+		return Facts{}, false
 	}
-	return Facts{}, false
+	return Facts{
+		Grid:    r.Grid,
+		Seconds: maps.Clone(r.Seconds),
+		Fig3:    r.Fig3,
+		Utility: Crossover{From: r.Utility.From, To: r.Utility.To, ToClosed: r.Utility.ToClosed, Text: r.Utility.Text},
+		Fig7:    byBeta(r.Fig7),
+		Fig89:   byBeta(r.Fig89),
+		Fig10:   r.Fig10,
+		Table:   Table{Name: r.Table.Name, File: r.Table.File, Rounds: rounds(name)},
+	}, true
 }
 
-func parisFacts() Facts {
-	return Facts{
-		Grid:    "16x12 grid; 10,078 check-ins (Sec. III-A), 10,260 (Sec. V)",
-		Seconds: map[string]float64{"ba": 3.256, "ibu": 1.30},
-		Fig3:    "fig3a",
-		Utility: Crossover{From: 0.4, To: 1.4, ToClosed: true, Text: "BA better for beta in (0.4, 1.4], LAP better above"},
-		Fig7:    map[float64]string{0.5: "7a", 1: "7b"},
-		Fig89:   map[float64]string{0.5: "8a", 1: "8b"},
-		Fig10:   "fig10a",
-		Table:   Table{Name: "Table III", File: "table3", Rounds: rounds("paris")},
+// byBeta keys a table of facts.toml by its betas.
+func byBeta(m map[string]string) map[float64]string {
+	out := make(map[float64]string, len(m))
+	for k, v := range m {
+		b, err := strconv.ParseFloat(k, 64)
+		if err != nil {
+			panic("paper: facts.toml: beta " + k) // embedded, checked by the tests
+		}
+		out[b] = v
 	}
+	return out
 }
 
-func sfFacts() Facts {
-	return Facts{
-		Grid:    "24x17 grid; 123,025 check-ins (Sec. III-B), 123,108 (Sec. V)",
-		Seconds: map[string]float64{"ba": 16.805, "ibu": 128.192},
-		Fig3:    "fig3b",
-		Utility: Crossover{From: 0, To: 1, Text: "BA better for beta in (0, 1), LAP better above"},
-		Fig7:    map[float64]string{0.5: "7c", 1: "7d"},
-		Fig89:   map[float64]string{0.5: "9a", 1: "9b"},
-		Fig10:   "fig10b",
-		Table:   Table{Name: "Table IV", File: "table4", Rounds: rounds("sf")},
+// Schedule is the paper's per-dataset value of a PRIVIC schedule setting
+// ("cycles", "ba_iterations", "ibu_iterations", "gibu_iterations"), keyed
+// by dataset: the default of the kinds' per-dataset tables.
+func Schedule(key string) map[string]int {
+	out := map[string]int{}
+	for name, r := range allFacts() {
+		if v, ok := r.Schedule[key]; ok {
+			out[name] = v
+		}
 	}
+	return out
+}
+
+// Has reports whether the paper has facts for the dataset called name.
+func Has(name string) bool {
+	_, ok := allFacts()[name]
+	return ok
 }
 
 // Cycle0 is the table's first row, EMD(uniform, pi), the same in every
