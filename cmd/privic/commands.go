@@ -192,7 +192,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if opt.MemLimit, err = memLimit(f.memLimit); err != nil {
 		return err
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -269,7 +269,7 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -304,7 +304,7 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -345,7 +345,7 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}

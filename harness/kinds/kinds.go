@@ -13,7 +13,7 @@
 //	mechanisms/   "mechanisms": more mechanisms on equal footing
 //
 // What several kinds share lives in internal/: param (the parameter checks,
-// city names resolved in one place), island (the island prior and the
+// dataset names resolved in one place, the spec's datasets), island (the island prior and the
 // statistics of one location), privic (the simulation of the PRIVIC
 // method) and paper (the paper's numbers and names, keyed by its data
 // sets).
@@ -33,6 +33,7 @@ import (
 	"privic/harness/kinds/convergence"
 	"privic/harness/kinds/data"
 	"privic/harness/kinds/elastic"
+	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/mechanisms"
 	"privic/harness/kinds/smoke"
 	"privic/harness/kinds/timing"
@@ -52,6 +53,20 @@ func All() []harness.Kind {
 		mechanisms.Kind(),
 		smoke.Kind(),
 	}
+}
+
+// Data is how the kinds read the datasets a spec declares in
+// [datasets.NAME] tables (datasets.Decl, datasets.Catalog); give it to a
+// Registry with WithData.
+func Data() harness.Data { return param.Handler{} }
+
+// Registry returns a registry of kinds that reads [datasets] tables.
+func Registry(kinds ...harness.Kind) (*harness.Registry, error) {
+	r, err := harness.NewRegistry(kinds...)
+	if err != nil {
+		return nil, err
+	}
+	return r.WithData(Data()), nil
 }
 
 // Names returns the kinds' names in the order of All.

@@ -76,7 +76,7 @@ func TestBadParamsNameTheKey(t *testing.T) {
 		{"kind = \"elastic\"\n[params]\nlap_epsilon = \"loose\"\n", "lap_epsilon"},
 		{"kind = \"elastic\"\n[params]\nbeta = [0.2, -1]\n", "beta"},
 		{"kind = \"elastic\"\n[params]\na = [60, 3]\n", "params.a"},
-		{"kind = \"elastic\"\n[params]\ncity = \"sf\"\n", "params.a: city \"sf\" has no place A"},
+		{"kind = \"elastic\"\n[params]\ncity = \"sf\"\n", "params.a: dataset \"sf\" has no place A"},
 		{"kind = \"elastic\"\n[params.island]\nmode = \"sink\"\n", "mode"},
 		{"kind = \"ba-vs-lap\"\n[params]\nsims_by_city = {rome = 3}\n", "sims_by_city.rome"},
 		{"kind = \"ba-vs-lap\"\n[params]\nsims = 0\n", "params.sims"},
@@ -115,7 +115,7 @@ func TestCityNamesAreExact(t *testing.T) {
 			continue
 		}
 		_, err := reg.Parse("x.toml", []byte("kind = \""+k.Name()+"\"\n[params]\n"+spec+"\n"))
-		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `unknown city "Paris"`) {
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), `unknown dataset "Paris"`) {
 			t.Errorf("%s with %s: %v, want an error naming %s", k.Name(), spec, err, want)
 		}
 	}

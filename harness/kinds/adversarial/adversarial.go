@@ -28,7 +28,7 @@ type params struct {
 	Beta harness.Sweep `toml:"beta"`
 	// Fractions lists the adversarial fractions f in [0, 1).
 	Fractions harness.Sweep `toml:"fractions"`
-	// Places are the city (the paper: Paris), the island and A and B.
+	// Places are the dataset (the paper: Paris), the island and A and B.
 	island.Places
 	// FigureFractions[i] are the panels of the figure for Beta[i]
 	// (Fig. 11a, 11b, ...), drawn clockwise from the top left as in the
@@ -40,7 +40,7 @@ type params struct {
 }
 
 func (p *params) Validate() error {
-	if err := param.City("city", p.City); err != nil {
+	if err := p.Check("city", p.City); err != nil {
 		return err
 	}
 	if err := param.Betas("beta", p.Beta.Values()); err != nil {
@@ -93,9 +93,9 @@ func (def) About() harness.About {
 		Name:     "adversarial",
 		Describe: "Fig. 11a/11b: report distribution of an honest user at A when a fraction of users falsely report A (BA, eps 0.8 and 1.2)",
 		Tables:   []string{"report_distribution", "identification", "lap_reference"},
-		Figures:  []string{"fig11a", "fig11b"},
+		Figures:  []string{"fig11a", "fig11b", "honest-a-<city>-<beta>"},
 		Claims:   true,
-		Version:  "2",
+		Version:  "3",
 	}
 }
 
@@ -103,7 +103,7 @@ func (def) NewParams() *params {
 	return &params{
 		Beta:            harness.SweepOf(0.4, 0.6),
 		Fractions:       harness.SweepOf(0, 0.05, 0.10, 0.15, 0.20, 0.24, 0.29, 0.34, 0.38, 0.39),
-		Places:          island.Places{City: "paris", Rows: datasets.HeaderQuirk, Island: island.Default()},
+		Places:          island.DefaultPlaces(),
 		BAIterations:    10,
 		FigureFractions: [][]float64{{0, 0.29, 0.34, 0.39}, {0, 0.10, 0.15, 0.20}},
 		LapWiden:        5,
@@ -147,8 +147,8 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if err != nil {
 			return nil, err
 		}
-		t := harness.NewTable("lap_reference", append([]string{"beta", "epsilon"}, island.StatsHeader()...)...)
-		t.Add(j.beta, 2*j.beta, st.Row())
+		t := harness.NewTable("lap_reference", slices.Concat([]string{"beta", "epsilon"}, island.StatsHeader(), island.MetresHeader())...)
+		t.Add(j.beta, 2*j.beta, st.Row(), st.Metres(s.DS))
 		return []harness.Table{*t}, nil
 	}
 	corrupted, err := datasets.Inject(s.Prior, s.A, j.fraction)
@@ -180,7 +180,8 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		r, c := ch.Out.Abs(y)
 		dist.Add(j.beta, eps, j.fraction, r, c, v)
 	}
-	id := harness.NewTable("identification", append([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"}, island.StatsHeader()...)...)
-	id.Add(j.beta, eps, j.fraction, ba.TightEps(), msv, st.Row())
+	id := harness.NewTable("identification", slices.Concat([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"},
+		island.StatsHeader(), island.MetresHeader())...)
+	id.Add(j.beta, eps, j.fraction, ba.TightEps(), msv, st.Row(), st.Metres(s.DS))
 	return []harness.Table{*dist, *id}, nil
 }

@@ -35,7 +35,7 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	}
 	var figs harness.Figures
 	for i, b := range p.Beta.Values()[:min(p.Beta.Len(), len(p.FigureFractions))] {
-		name := "fig11" + string(rune('a'+i))
+		name := figureName(p, i, b)
 		fig, err := figure(p, s, name, b, p.FigureFractions[i], pts)
 		if err := figs.Add(name, fig, err); err != nil {
 			return harness.Section{}, err
@@ -44,6 +44,16 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	claims := checkClaims(p, pts, lap)
 	md, err := section(p, s, figs, pts, lap, claims)
 	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
+}
+
+// figureName is the file of the figure of the i-th beta: the paper's
+// Fig. 11a, 11b, ... on a preset, honest-a-<name>-<beta> on another
+// dataset.
+func figureName(p *params, i int, beta float64) string {
+	if p.IsPreset(p.City) {
+		return "fig11" + string(rune('a'+i))
+	}
+	return "honest-a-" + p.City + "-" + harness.FormatFloat(beta)
 }
 
 // readPoints reads the identification and distribution tables, keyed by
@@ -138,8 +148,11 @@ func figure(p *params, s *island.Setup, name string, beta float64, fractions []f
 			Rows:  g.Rows, Cols: g.Cols, Values: vals, Markers: p.Markers(g),
 		})
 	}
-	fig, err := plots.Heatmaps(fmt.Sprintf("Fig. %s: BA reports of an honest user at A, ε = %s (β = %s)",
-		strings.TrimPrefix(name, "fig"), harness.FormatSig(2*beta, 3), harness.FormatSig(beta, 3)), clockwise(panels), plots.HeatOptions{
+	title := fmt.Sprintf("BA reports of an honest user at A, %s, ε = %s (β = %s)", p.Title(p.City), harness.FormatSig(2*beta, 3), harness.FormatSig(beta, 3))
+	if n, ok := strings.CutPrefix(name, "fig"); ok {
+		title = fmt.Sprintf("Fig. %s: BA reports of an honest user at A, ε = %s (β = %s)", n, harness.FormatSig(2*beta, 3), harness.FormatSig(beta, 3))
+	}
+	fig, err := plots.Heatmaps(title, clockwise(panels), plots.HeatOptions{
 		Columns:       2,
 		ColorbarLabel: "P(report cell | true A)",
 		XLabel:        "column (0 = east edge)",

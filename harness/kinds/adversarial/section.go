@@ -15,20 +15,26 @@ var templates embed.FS
 
 // sectionData is what section.md.tmpl shows.
 type sectionData struct {
-	City, Island       string
+	City, Island, Cell string
+	Preset             bool
 	N, BAIterations    int
 	A                  []int
-	Fractions, Figures string
-	FigureNames        []string
+	Fractions, Panels  string
+	Figures            []figRef
 	Rows               [][]string
 	Claims             []harness.Claim
 }
 
 func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][]*point, lap map[float64]island.LocStats, claims []harness.Claim) (string, error) {
-	d := sectionData{City: param.Title(p.City), Island: p.Island.Describe(), N: s.DS.N, BAIterations: p.BAIterations, A: p.A,
-		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Figures: figureFractionWords(p), Claims: claims}
+	d := sectionData{City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Preset: p.IsPreset(p.City),
+		N: s.DS.N, BAIterations: p.BAIterations, A: p.A.Cell,
+		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Panels: figureFractionWords(p), Claims: claims}
 	for _, f := range figs {
-		d.FigureNames = append(d.FigureNames, strings.TrimPrefix(f.Base, "fig"))
+		c := f.Base
+		if n, ok := strings.CutPrefix(c, "fig"); ok {
+			c = "Fig. " + n
+		}
+		d.Figures = append(d.Figures, figRef{File: f.Base, Caption: c})
 	}
 	sig, pct := harness.FormatSig, harness.FormatPct
 	for _, beta := range p.Beta.Values() {
@@ -43,6 +49,9 @@ func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][
 	}
 	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
+
+// figRef is a figure of the section: its file and caption.
+type figRef struct{ File, Caption string }
 
 func figureFractionWords(p *params) string {
 	var parts []string

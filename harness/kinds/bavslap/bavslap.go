@@ -33,8 +33,9 @@ type params struct {
 	Beta harness.Sweep `toml:"beta"`
 	// Sims is the number of simulations per (city, beta) (paper: 5).
 	Sims int `toml:"sims"`
-	// SimsByCity overrides Sims for some cities (the reference code ran
-	// 3 for SF: sims_by_city = {sf = 3}).
+	// SimsByCity overrides Sims for some datasets (the reference code ran
+	// 3 for SF: sims_by_city = {sf = 3}); a "default" entry for the
+	// others.
 	SimsByCity map[string]int `toml:"sims_by_city"`
 	// BAIterations and IBUIterations are fixed counts (reference: 10, 10).
 	BAIterations  int `toml:"ba_iterations"`
@@ -61,7 +62,7 @@ func (p *params) Validate() error {
 	if err := harness.IntIn("sims", p.Sims, 1, 10000); err != nil {
 		return err
 	}
-	if err := param.PerCity("sims_by_city", p.SimsByCity, param.IntsIn(1, 10000)); err != nil {
+	if err := param.PerData(&p.Catalog, "sims_by_city", p.SimsByCity, param.IntsIn(1, 10000)); err != nil {
 		return err
 	}
 	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
@@ -82,12 +83,7 @@ func (p *params) Validate() error {
 	return nil
 }
 
-func (p *params) sims(city string) int {
-	if n, ok := p.SimsByCity[city]; ok {
-		return n
-	}
-	return p.Sims
-}
+func (p *params) sims(city string) int { return param.Get(p.SimsByCity, city, p.Sims) }
 
 type def struct{}
 
@@ -100,18 +96,18 @@ type job struct {
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "ba-vs-lap",
-		Describe: "Fig. 3a/3b: statistical utility (true EMD of the IBU estimate to the prior) of BA and LAP at the same epsilon vs beta, Paris and SF",
+		Describe: "Fig. 3a/3b: statistical utility (true EMD of the IBU estimate to the prior) of BA and LAP at the same epsilon vs beta, Paris and SF (or any dataset)",
 		Tables:   []string{"utility", "levels", "utility_summary"},
-		Figures:  []string{"fig3a", "fig3b"},
+		Figures:  []string{"fig3a", "fig3b", "utility-<city>"},
 		Claims:   true,
-		Version:  "2",
+		Version:  "3",
 	}
 }
 
 func (def) NewParams() *params {
 	beta, _ := harness.SweepRange(0.2, 5.0, 0.2)
 	return &params{
-		Data:                param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
+		Data:                param.Data{Cities: param.Presets(), Rows: datasets.HeaderQuirk},
 		Beta:                beta,
 		Sims:                5,
 		SimsByCity:          map[string]int{},
@@ -228,7 +224,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 		return nil, err
 	}
 	util := harness.NewTable("utility", "city", "mechanism", "beta", "epsilon", "sim", "emd", "emd_reference_defect",
-		"ibu_iterations", "n_reports", "p_reports_off_grid")
+		"ibu_iterations", "n_reports", "p_reports_off_grid", "emd_m", "emd_reference_defect_m")
 	for sim, ss := range seeds {
 		for k, m := range mechs {
 			if err := ctx.Err(); err != nil {
@@ -239,7 +235,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 			if err != nil {
 				return nil, fmt.Errorf("%s sim %d: %w", m.name, sim, err)
 			}
-			defect := ""
+			defect, defectM := "", ""
 			if sim < j.p.ReferenceDefectSims {
 				// BA's estimate and prior share the base grid, where the
 				// reference code's ground distances are right.
@@ -249,9 +245,9 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 						return nil, fmt.Errorf("lap sim %d: reference EMD: %w", sim, err)
 					}
 				}
-				defect = harness.FormatFloat(d)
+				defect, defectM = harness.FormatFloat(d), param.Metres(ds, d)
 			}
-			util.Add(ds.Name, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid)
+			util.Add(ds.Name, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid, param.Metres(ds, res.emd), defectM)
 		}
 	}
 	return util, nil

@@ -38,13 +38,17 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if err != nil {
 		return harness.Section{}, err
 	}
-	if err := out.WriteTable(summary(cells)); err != nil {
+	sum, err := summary(p, cells)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	if err := out.WriteTable(sum); err != nil {
 		return harness.Section{}, err
 	}
 	var figs harness.Figures
-	for i, city := range p.Cities {
-		fig, err := figure(p, city, i, figureName(city), cells)
-		if err := figs.Add(figureName(city), fig, err); err != nil {
+	for _, city := range p.Cities {
+		fig, err := figure(p, city, figureName(p, city), cells)
+		if err := figs.Add(figureName(p, city), fig, err); err != nil {
 			return harness.Section{}, err
 		}
 	}
@@ -53,29 +57,33 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
 }
 
-// figureName is the paper's name of a city's figure (fig3a, fig3b), or
-// fig3-<city> for data sets the paper does not have.
-func figureName(city string) string {
-	if f, ok := paper.Of(city); ok {
+// figureName is the paper's name of a dataset's figure (fig3a, fig3b),
+// or utility-<name> for datasets the paper does not have.
+func figureName(p *params, city string) string {
+	if f, ok := paper.Of(city); ok && p.IsPreset(city) {
 		return f.Fig3
 	}
-	return "fig3-" + city
+	return "utility-" + city
 }
 
-func summary(cells []*cell) harness.Table {
+func summary(p *params, cells []*cell) (harness.Table, error) {
 	sum := harness.NewTable("utility_summary", "city", "mechanism", "beta", "epsilon", "sims", "emd_mean", "emd_sd",
-		"emd_reference_defect_mean", "emd_reference_defect_sd")
+		"emd_reference_defect_mean", "emd_reference_defect_sd", "emd_mean_m", "emd_sd_m", "emd_reference_defect_mean_m", "emd_reference_defect_sd_m")
 	for _, c := range cells {
-		d, dsd := "", ""
+		ds, err := p.Dataset(c.city, p.Rows)
+		if err != nil {
+			return harness.Table{}, err
+		}
+		d, dsd, dm, dsdm := "", "", "", ""
 		if len(c.defect) > 0 {
-			d = harness.FormatFloat(c.dMean)
+			d, dm = harness.FormatFloat(c.dMean), param.Metres(ds, c.dMean)
 		}
 		if len(c.defect) > 1 {
-			dsd = harness.FormatFloat(c.dSD)
+			dsd, dsdm = harness.FormatFloat(c.dSD), param.Metres(ds, c.dSD)
 		}
-		sum.Add(c.city, c.mech, c.beta, c.eps, len(c.emd), c.mean, c.sd, d, dsd)
+		sum.Add(c.city, c.mech, c.beta, c.eps, len(c.emd), c.mean, c.sd, d, dsd, param.Metres(ds, c.mean), param.Metres(ds, c.sd), dm, dsdm)
 	}
-	return *sum
+	return *sum, nil
 }
 
 func readLevels(t *harness.Table) ([]levelRow, error) {
@@ -148,10 +156,10 @@ func series(cells []*cell, city, mech string, defect bool) (x, y, e []float64) {
 	return x, y, e
 }
 
-func figure(p *params, city string, i int, file string, cells []*cell) (*plots.Figure, error) {
-	letter := string(rune('a' + i))
-	if f, ok := paper.Of(city); ok && f.Fig3 == file {
-		letter = strings.TrimPrefix(file, "fig3")
+func figure(p *params, city string, file string, cells []*cell) (*plots.Figure, error) {
+	title := fmt.Sprintf("Statistical utility, %s (mean ± sd, %d sims)", p.Title(city), p.sims(city))
+	if letter, ok := strings.CutPrefix(file, "fig3"); ok {
+		title = fmt.Sprintf("Fig. 3%s: statistical utility, %s (mean ± sd, %d sims)", letter, p.Title(city), p.sims(city))
 	}
 	lapLabel := "LAP (ε = tight ε of BA)"
 	if p.LapEpsilon == "two-beta" {
@@ -175,10 +183,9 @@ func figure(p *params, city string, i int, file string, cells []*cell) (*plots.F
 			ss = append(ss, plots.Series{Name: name, X: x, Y: y, YErr: e})
 		}
 	}
-	return plots.Lines(fmt.Sprintf("Fig. 3%s: statistical utility, %s (mean ± sd, %d sims)", letter, param.Title(city), p.sims(city)),
-		ss, plots.LineOptions{
-			XLabel: "β, BA loss parameter (1/cell); geo-ind ε ≈ 2β",
-			YLabel: "EMD(IBU estimate, true prior) (cells)",
-			Points: true,
-		})
+	return plots.Lines(title, ss, plots.LineOptions{
+		XLabel: "β, BA loss parameter (1/cell); geo-ind ε ≈ 2β",
+		YLabel: "EMD(IBU estimate, true prior) (cells)",
+		Points: true,
+	})
 }

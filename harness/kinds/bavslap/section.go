@@ -18,15 +18,18 @@ type sectionData struct {
 	IBUIterations, BAIterations, LapWiden, Betas int
 	LapEps, From, To, Sims                       string
 	DefectSims                                   int
-	Figures                                      []string
+	Figures                                      []figRef
 	Cities                                       []cityTable
 	Claims                                       []harness.Claim
 }
 
+// figRef is a figure of the section: its file and caption.
+type figRef struct{ File, Caption string }
+
 // cityTable is one city's table of the section.
 type cityTable struct {
-	Title string
-	Rows  [][]string
+	Title, Cell string
+	Rows        [][]string
 }
 
 func section(p *params, cells []*cell, levels []levelRow, claims []harness.Claim) (string, error) {
@@ -37,8 +40,17 @@ func section(p *params, cells []*cell, levels []levelRow, claims []harness.Claim
 		Sims: simsWords(p), DefectSims: p.ReferenceDefectSims, Claims: claims,
 	}
 	for _, city := range p.Cities {
-		d.Figures = append(d.Figures, figureName(city))
-		d.Cities = append(d.Cities, cityTable{Title: param.Title(city), Rows: cityRows(p, city, cells, levels)})
+		file := figureName(p, city)
+		caption := "Statistical utility, " + p.Title(city)
+		if l, ok := strings.CutPrefix(file, "fig3"); ok {
+			caption = "Fig. 3" + l
+		}
+		cell := "-"
+		if ds, err := p.Dataset(city, p.Rows); err == nil {
+			cell = param.CellWords(ds)
+		}
+		d.Figures = append(d.Figures, figRef{file, caption})
+		d.Cities = append(d.Cities, cityTable{Title: p.Title(city), Cell: cell, Rows: cityRows(p, city, cells, levels)})
 	}
 	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
@@ -83,7 +95,7 @@ func cityRows(p *params, city string, cells []*cell, levels []levelRow) [][]stri
 func simsWords(p *params) string {
 	var parts []string
 	for _, c := range p.Cities {
-		parts = append(parts, fmt.Sprintf("%s %d", param.Title(c), p.sims(c)))
+		parts = append(parts, fmt.Sprintf("%s %d", p.Title(c), p.sims(c)))
 	}
 	return strings.Join(parts, ", ")
 }

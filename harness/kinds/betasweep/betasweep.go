@@ -47,12 +47,12 @@ type def struct{}
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "beta-sweep",
-		Describe: "PRIVIC's final EMD against beta, per city and protocol variant (Fig. 10)",
+		Describe: "PRIVIC's final EMD against beta, per dataset and protocol variant (Fig. 10)",
 		Tables:   []string{"final_emd", "final_emd_summary"},
-		Figures:  []string{"fig10a", "fig10b"},
+		Figures:  []string{"fig10a", "fig10b", "final-emd-<city>"},
 		Claims:   true,
 		Skips:    true,
-		Version:  "1",
+		Version:  "2",
 	}
 }
 

@@ -25,12 +25,33 @@ func (f *finish) series(city string, v privic.Variant, ref, est, name string) (p
 	return sr, len(sr.X) > 0
 }
 
-// fig10 draws the paper's Fig. 10a/b for the presets it has.
+// figure is one figure of the kind: the dataset it shows and its file.
+type figure struct{ city, file string }
+
+// figureList lists the figures: the paper's Fig. 10a/b of every preset
+// (those this spec does not run are skipped with the reason), then
+// final-emd-<name> for every other dataset of the spec.
+func (f *finish) figureList() []figure {
+	var out []figure
+	for _, city := range param.Presets() {
+		if facts, ok := paper.Of(city); ok {
+			out = append(out, figure{city, facts.Fig10})
+		}
+	}
+	for _, city := range f.p.Cities {
+		if !f.p.IsPreset(city) {
+			out = append(out, figure{city, "final-emd-" + city})
+		}
+	}
+	return out
+}
+
+// fig10 draws the paper's Fig. 10a/b for the presets it has, and the same
+// figure for every other dataset.
 func (f *finish) fig10() (harness.Figures, error) {
 	var figs harness.Figures
-	for _, city := range paper.Presets() {
-		facts, _ := paper.Of(city)
-		name := facts.Fig10
+	for _, fg := range f.figureList() {
+		city, name := fg.city, fg.file
 		if !slices.Contains(f.p.Cities, city) {
 			f.skipped = append(f.skipped, harness.Skip{Figure: name, Reason: city + " is not in this spec's cities"})
 			continue
@@ -55,7 +76,10 @@ func (f *finish) fig10() (harness.Figures, error) {
 			f.skipped = append(f.skipped, harness.Skip{Figure: name, Reason: "no results for " + city})
 			continue
 		}
-		title := fmt.Sprintf("Fig. %s: PRIVIC's final EMD vs β, %s", strings.TrimPrefix(name, "fig"), param.Title(city))
+		title := fmt.Sprintf("PRIVIC's final EMD vs β, %s", f.p.Title(city))
+		if n, ok := strings.CutPrefix(name, "fig"); ok {
+			title = fmt.Sprintf("Fig. %s: %s", n, title)
+		}
 		fig, err := plots.Lines(title, series, plots.LineOptions{
 			XLabel:    "loss parameter β (1/cell); BA is 2β-geo-indistinguishable",
 			YLabel:    fmt.Sprintf("final EMD (cells), mean ± sd over %d rounds", f.p.Rounds),

@@ -26,7 +26,11 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		return harness.Section{}, err
 	}
 	f := &finish{p: p, fs: fs}
-	if err := out.WriteTable(f.summary()); err != nil {
+	sum, err := f.summary()
+	if err != nil {
+		return harness.Section{}, err
+	}
+	if err := out.WriteTable(sum); err != nil {
 		return harness.Section{}, err
 	}
 	if err := ctx.Err(); err != nil {
@@ -62,10 +66,14 @@ func (f *finish) ownRef(v privic.Variant) string {
 
 // summary is final_emd_summary.csv: mean and sd over rounds per city,
 // variant, EMD reference, estimate and beta.
-func (f *finish) summary() harness.Table {
+func (f *finish) summary() (harness.Table, error) {
 	t := harness.NewTable("final_emd_summary", "city", "beta", "first_mechanism", "ibu_start", "mixing", "batches", "variant", "emd_reference",
-		"estimate", "rounds", "mean", "sd", "final_tight_eps_mean")
+		"estimate", "rounds", "mean", "sd", "final_tight_eps_mean", "mean_m", "sd_m")
 	for _, city := range f.p.Cities {
+		ds, err := f.p.Dataset(city, f.p.Rows)
+		if err != nil {
+			return harness.Table{}, err
+		}
 		for _, v := range f.p.Variant {
 			for _, ref := range f.p.EMDReference {
 				for _, est := range f.estimates() {
@@ -75,13 +83,14 @@ func (f *finish) summary() harness.Table {
 						if n == 0 {
 							continue
 						}
-						t.Add(city, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, est, n, m, sd, f.fs.EpsMean(k))
+						t.Add(city, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, est, n, m, sd, f.fs.EpsMean(k),
+							param.Metres(ds, m), param.Metres(ds, sd))
 					}
 				}
 			}
 		}
 	}
-	return *t
+	return *t, nil
 }
 
 // claim checks "the EMD falls as beta grows" on the default variant.
@@ -119,7 +128,7 @@ func (f *finish) claim() harness.Claim {
 		for i, m := range means {
 			parts[i] = privic.Sig(m, 4)
 		}
-		ev = append(ev, fmt.Sprintf("%s: EMD at β = %s: %s (falls in %d of %d steps; β=%s/β=%s ratio %s)", param.Title(city),
+		ev = append(ev, fmt.Sprintf("%s: EMD at β = %s: %s (falls in %d of %d steps; β=%s/β=%s ratio %s)", f.p.Title(city),
 			privic.BetaList(betas), strings.Join(parts, ", "), drops, len(means)-1, privic.BetaText(betas[len(betas)-1]), privic.BetaText(betas[0]),
 			privic.Sig(means[len(means)-1]/means[0], 3)))
 	}

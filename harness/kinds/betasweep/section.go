@@ -4,6 +4,7 @@ import (
 	"embed"
 	"fmt"
 	"slices"
+	"strings"
 
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
@@ -18,10 +19,13 @@ type sectionData struct {
 	Betas               string
 	Rounds              int
 	Schedules, Variants []string
-	Figures             []string
+	Figures             []figRef
 	Cities              []cityTable
 	Claims              []harness.Claim
 }
+
+// figRef is a figure of the section: its file and caption.
+type figRef struct{ File, Caption string }
 
 // cityTable is one city's final EMDs per variant, reference, estimate and
 // beta.
@@ -37,15 +41,23 @@ func (f *finish) section(claims []harness.Claim) (string, error) {
 		d.Variants = append(d.Variants, v.Title())
 	}
 	for _, city := range f.p.Cities {
-		d.Schedules = append(d.Schedules, fmt.Sprintf("%s %d cycles", param.Title(city), f.p.Cycles[city]))
+		cell := ""
+		if ds, err := f.p.Dataset(city, f.p.Rows); err == nil {
+			cell = " (" + param.CellWords(ds) + ")"
+		}
+		d.Schedules = append(d.Schedules, fmt.Sprintf("%s%s %d cycles", f.p.Title(city), cell, f.p.Schedule(city).Cycles))
 	}
-	for _, name := range []string{"10a", "10b"} {
-		if !slices.ContainsFunc(f.skipped, func(s harness.Skip) bool { return s.Figure == "fig"+name }) {
-			d.Figures = append(d.Figures, name)
+	for _, fg := range f.figureList() {
+		if !slices.ContainsFunc(f.skipped, func(s harness.Skip) bool { return s.Figure == fg.file }) {
+			caption := "Final EMD vs β, " + f.p.Title(fg.city)
+			if n, ok := strings.CutPrefix(fg.file, "fig"); ok {
+				caption = "Fig. " + n
+			}
+			d.Figures = append(d.Figures, figRef{fg.file, caption})
 		}
 	}
 	for _, city := range f.p.Cities {
-		ct := cityTable{Title: param.Title(city), Header: []string{"variant", "EMD to", "estimate"}}
+		ct := cityTable{Title: f.p.Title(city), Header: []string{"variant", "EMD to", "estimate"}}
 		for _, beta := range f.betas() {
 			ct.Header = append(ct.Header, "β="+privic.BetaText(beta))
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"privic/harness"
-	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/internal/privic"
 )
 
@@ -59,7 +58,7 @@ func (f *finish) convergeClaim() harness.Claim {
 		any = true
 		allFall = allFall && tr.falls()
 		allConv = allConv && tr.converges()
-		s := fmt.Sprintf("%s β=%s: %s", param.Title(city), privic.BetaText(beta), tr.text())
+		s := fmt.Sprintf("%s β=%s: %s", f.p.Title(city), privic.BetaText(beta), tr.text())
 		if pt, ok := trendOf(paperMeans(city, beta)); ok {
 			s += fmt.Sprintf(" [paper: %s]", pt.text())
 		}
@@ -126,7 +125,7 @@ func (f *finish) betaClaim() harness.Claim {
 		if m1 < m5 {
 			better++
 		}
-		ev = append(ev, fmt.Sprintf("%s: β=1 %s vs β=0.5 %s", param.Title(city), privic.Sig(m1, 4), privic.Sig(m5, 4)))
+		ev = append(ev, fmt.Sprintf("%s: β=1 %s vs β=0.5 %s", f.p.Title(city), privic.Sig(m1, 4), privic.Sig(m5, 4)))
 	}
 	return harness.Claim{Claim: "PRIVIC's estimate is more accurate for β = 1 than for β = 0.5 (Sec. V)",
 		Evidence: fmt.Sprintf("final-cycle mean EMD, default variant %s, EMD to %s: %s", dv.Label(), dref, strings.Join(ev, "; ")),

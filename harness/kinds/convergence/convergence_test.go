@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/privic"
 )
 
 // Jobs share read-only state (the city, C_1, LAP, the cycle-0 EMD); run
@@ -75,7 +76,7 @@ func TestParamsRejectBadValues(t *testing.T) {
 		{"unknown mechanism", func(p *params) { p.FirstMechanism = []string{"gauss"} }},
 		{"duplicate option", func(p *params) { p.Mixing = []string{"none", "none"} }},
 		{"bad fraction", func(p *params) { p.BatchFraction = 1.5 }},
-		{"missing city schedule", func(p *params) { delete(p.Cycles, "sf") }},
+		{"zero default cycles", func(p *params) { p.Cycles["default"] = 0 }},
 		{"unknown city key", func(p *params) { p.Cycles["lyon"] = 3 }},
 		{"bad reference", func(p *params) { p.EMDReference = []string{"prior"} }},
 		{"negative beta", func(p *params) { p.Beta = harness.SweepOf(-1) }},
@@ -91,5 +92,19 @@ func TestParamsRejectBadValues(t *testing.T) {
 	}
 	if err := (def{}).NewParams().Validate(); err != nil {
 		t.Errorf("defaults rejected: %v", err)
+	}
+	// A dataset without an entry of its own gets the table's default
+	// entry, or the kind's default; the presets keep the paper's.
+	p := def{}.NewParams()
+	delete(p.Cycles, "sf")
+	if err := p.Validate(); err != nil {
+		t.Errorf("a table without an entry for sf rejected: %v", err)
+	}
+	if got := p.Schedule("sf").Cycles; got != privic.DefaultCycles {
+		t.Errorf("sf without an entry: %d cycles, want the kind's default %d", got, privic.DefaultCycles)
+	}
+	p.Cycles["default"] = 4
+	if a, b := p.Schedule("sf").Cycles, p.Schedule("paris").Cycles; a != 4 || b != 15 {
+		t.Errorf("with default = 4: sf %d cycles (want 4), paris %d (want the paper's 15)", a, b)
 	}
 }

@@ -58,25 +58,60 @@ func (f *finish) estimates() (map[panelKey]*panel, error) {
 	return panels, nil
 }
 
-// paperFig is one of the paper's sub-figures: its city, beta and name.
-type paperFig struct {
-	city, name string
-	beta       float64
+// figSpec is one figure of a kind of figures (Fig. 7 or Fig. 8-9): its
+// dataset and beta, its file and its label ("Fig. 7a"; "" for a dataset
+// the paper does not have).
+type figSpec struct {
+	city, file, label string
+	beta              float64
 }
 
-// paperFigures lists the paper's sub-figures of one kind (Fig7 or Fig89)
-// per preset and beta, in the paper's order.
-func paperFigures(which func(paper.Facts) map[float64]string) []paperFig {
-	var out []paperFig
-	for _, city := range paper.Presets() {
-		f, _ := paper.Of(city)
-		figs := which(f)
+// title is the figure's title: what it shows, prefixed by the paper's
+// label.
+func (fs figSpec) title(what string) string {
+	if fs.label != "" {
+		return fs.label + ": " + what
+	}
+	return what
+}
+
+// caption names the figure in the section.
+func (fs figSpec) caption(p *privic.Protocol) string {
+	if fs.label != "" {
+		return fs.label
+	}
+	return p.Title(fs.city) + ", β = " + privic.BetaText(fs.beta)
+}
+
+// figureList lists the figures of one kind: the paper's sub-figures
+// (which: Fig7 or Fig89) of every preset and beta, in the paper's order
+// (those this spec does not run are skipped with the reason), then
+// generic-<name>-<beta> for every other dataset of the spec and beta.
+func (f *finish) figureList(which func(paper.Facts) map[float64]string, generic string) []figSpec {
+	var out []figSpec
+	for _, city := range param.Presets() {
+		facts, ok := paper.Of(city)
+		if !ok {
+			continue
+		}
+		figs := which(facts)
 		for _, beta := range slices.Sorted(maps.Keys(figs)) {
-			out = append(out, paperFig{city, figs[beta], beta})
+			out = append(out, figSpec{city, "fig" + figs[beta], "Fig. " + figs[beta], beta})
+		}
+	}
+	for _, city := range f.p.Cities {
+		if f.p.IsPreset(city) {
+			continue
+		}
+		for _, beta := range f.betas() {
+			out = append(out, figSpec{city, generic + "-" + city + "-" + harness.FormatFloat(beta), "", beta})
 		}
 	}
 	return out
 }
+
+func fig7Of(f paper.Facts) map[float64]string  { return f.Fig7 }
+func fig89Of(f paper.Facts) map[float64]string { return f.Fig89 }
 
 // fig7 draws the default variant's final estimate (round 1) per city and
 // beta: Fig. 7a/b Paris, 7c/d San Francisco.
@@ -87,8 +122,8 @@ func (f *finish) fig7() (harness.Figures, error) {
 	}
 	dv, _ := f.def()
 	var figs harness.Figures
-	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig7 }) {
-		name := "fig" + pf.name
+	for _, pf := range f.figureList(fig7Of, "estimate") {
+		name := pf.file
 		pn := panels[panelKey{pf.city, pf.beta}]
 		if pn == nil {
 			f.skip(name, fmt.Sprintf("no run of %s at beta = %s in this spec", pf.city, privic.BetaText(pf.beta)))
@@ -105,7 +140,7 @@ func (f *finish) fig7() (harness.Figures, error) {
 		if pn.kind == "last-cycle" {
 			what = "θ after the last cycle"
 		}
-		title := fmt.Sprintf("Fig. %s: PRIVIC estimate, %s, β = %s", pf.name, param.Title(pf.city), privic.BetaText(pf.beta))
+		title := pf.title(fmt.Sprintf("PRIVIC estimate, %s, β = %s", f.p.Title(pf.city), privic.BetaText(pf.beta)))
 		fig, err := plots.Heatmaps(title, []plots.GridMap{{
 			Title:  fmt.Sprintf("%s, %s, round 1", what, dv.Label()),
 			Rows:   pn.rows,
@@ -145,8 +180,8 @@ func curveSeries(name string, c *curve) plots.Series {
 func (f *finish) fig89(figs *harness.Figures) error {
 	dv, dref := f.def()
 	rv, rref, hasRef := f.ref()
-	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig89 }) {
-		city, beta, name := pf.city, pf.beta, "fig"+pf.name
+	for _, pf := range f.figureList(fig89Of, "emd-by-cycle") {
+		city, beta, name := pf.city, pf.beta, pf.file
 		dc := f.curves[curveKey{city, beta, dv, dref}]
 		if dc == nil {
 			f.skip(name, fmt.Sprintf("no run of %s at beta = %s in this spec", city, privic.BetaText(beta)))
@@ -172,7 +207,7 @@ func (f *finish) fig89(figs *harness.Figures) error {
 				series = append(series, curveSeries("closest to the paper here: "+cv.Label()+", EMD to "+cref, cc))
 			}
 		}
-		title := fmt.Sprintf("Fig. %s: PRIVIC EMD per cycle, %s, β = %s", pf.name, param.Title(city), privic.BetaText(beta))
+		title := pf.title(fmt.Sprintf("PRIVIC EMD per cycle, %s, β = %s", f.p.Title(city), privic.BetaText(beta)))
 		fig, err := plots.Lines(title, series, plots.LineOptions{
 			XLabel:    "PRIVIC cycle t (batches of check-ins collected)",
 			YLabel:    "EMD(θ_t, reference) (cells), mean ± sd",

@@ -21,7 +21,7 @@ type sectionData struct {
 	Partitions          []cityPartition
 	Cycle0, Cycle0Off   []string
 	Alignment           string
-	Fig7, Fig89         []string
+	Fig7, Fig89         []figRef
 	Cities              []cityCompact
 	DistanceHeader      []string
 	Distances           [][]string
@@ -37,6 +37,9 @@ type cityPartition struct {
 }
 
 // cityCompact is a city's compact tables, one per beta.
+// figRef is a figure of the section: its file and caption.
+type figRef struct{ File, Caption string }
+
 type cityCompact struct {
 	Table, Title, File string
 	Betas              []betaTable
@@ -51,29 +54,29 @@ func (f *finish) section(claims []harness.Claim) (string, error) {
 	}
 	for _, city := range f.p.Cities {
 		if pt := f.partitionOf(city); pt != nil {
-			d.Partitions = append(d.Partitions, cityPartition{param.Title(city), *pt})
+			d.Partitions = append(d.Partitions, cityPartition{f.p.Title(city), *pt})
 		}
 	}
 	d.Cycle0, d.Cycle0Off = f.cycle0()
-	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig7 }) {
-		if !f.isSkipped("fig" + pf.name) {
-			d.Fig7 = append(d.Fig7, pf.name)
+	for _, pf := range f.figureList(fig7Of, "estimate") {
+		if !f.isSkipped(pf.file) {
+			d.Fig7 = append(d.Fig7, figRef{pf.file, pf.caption(&f.p.Protocol)})
 		}
 	}
-	for _, pf := range paperFigures(func(f paper.Facts) map[float64]string { return f.Fig89 }) {
-		if !f.isSkipped("fig" + pf.name) {
-			d.Fig89 = append(d.Fig89, pf.name)
+	for _, pf := range f.figureList(fig89Of, "emd-by-cycle") {
+		if !f.isSkipped(pf.file) {
+			d.Fig89 = append(d.Fig89, figRef{pf.file, pf.caption(&f.p.Protocol)})
 		}
 	}
 	for _, city := range f.p.Cities {
-		cc := cityCompact{Table: paperOr(city), Title: param.Title(city), File: tableName(city)}
+		cc := cityCompact{Table: paperOr(city), Title: f.p.Title(city), File: tableName(city)}
 		for _, beta := range f.betas() {
 			cc.Betas = append(cc.Betas, betaTable{Beta: privic.BetaText(beta), Compact: f.compactRows(city, beta)})
 		}
 		d.Cities = append(d.Cities, cc)
 	}
 	d.DistanceHeader, d.Distances, d.Closest = f.distanceTable()
-	d.Final = f.finals.Summary(f.p.Cities, f.betas(), dv, dref, param.Title)
+	d.Final = f.finals.Summary(f.p.Cities, f.betas(), dv, dref, f.p.Title)
 	return harness.Render(f.tmpl, "section.md.tmpl", d)
 }
 
@@ -83,10 +86,14 @@ func (f *finish) schedules() []string {
 	for _, city := range f.p.Cities {
 		s := f.p.Schedule(city)
 		batch := fmt.Sprintf("batches of n = %d check-ins (%s of N)", f.finals.Batch(city), privic.Sig(f.p.BatchFraction, 3))
-		if n := f.p.BatchSize[city]; n > 0 {
+		if n := f.p.BatchSizeOf(city); n > 0 {
 			batch = fmt.Sprintf("batches of n = %d check-ins (batch_size)", n)
 		}
-		sched = append(sched, fmt.Sprintf("%s %d cycles of %s, BA %s, IBU %s, final GIBU %s", param.Title(city), s.Cycles, batch,
+		cell := ""
+		if ds, err := f.p.Dataset(city, f.p.Rows); err == nil {
+			cell = " (" + param.CellWords(ds) + ")"
+		}
+		sched = append(sched, fmt.Sprintf("%s%s %d cycles of %s, BA %s, IBU %s, final GIBU %s", f.p.Title(city), cell, s.Cycles, batch,
 			iterText(s.BAIterations, s.BADelta), iterText(s.IBUIterations, s.IBUDelta), iterText(s.GIBUIterations, s.GIBUDelta)))
 	}
 	return sched
@@ -110,12 +117,12 @@ func (f *finish) cycle0() (c0, off []string) {
 				continue
 			}
 			m, _, _ := c.stat(0)
-			s := fmt.Sprintf("%s %s", param.Title(city), privic.Fixed(m, 5))
+			s := fmt.Sprintf("%s %s", f.p.Title(city), privic.Fixed(m, 5))
 			facts, _ := paper.Of(city)
 			if pv, ok := facts.Table.Cycle0(); ok {
 				s += fmt.Sprintf(" (paper %s)", privic.Fixed(pv, 5))
 				if math.Abs(m-pv) >= 5e-6 {
-					off = append(off, fmt.Sprintf("%s (difference %s)", param.Title(city), privic.Sig(m-pv, 2)))
+					off = append(off, fmt.Sprintf("%s (difference %s)", f.p.Title(city), privic.Sig(m-pv, 2)))
 				}
 			}
 			c0 = append(c0, s)
@@ -157,7 +164,7 @@ func (f *finish) distanceTable() (header []string, rows [][]string, closest stri
 		beta, _ := harness.ParseFloat(pn[1])
 		if v, ref, ok := f.closestIn(pn[0], beta); ok {
 			d := f.distanceOf(v, ref, pn)
-			closest += fmt.Sprintf(" %s β=%s: %s, EMD to %s (RMS %s).", param.Title(pn[0]), pn[1], v.Label(), ref, privic.Fixed(d.rms(), 4))
+			closest += fmt.Sprintf(" %s β=%s: %s, EMD to %s (RMS %s).", f.p.Title(pn[0]), pn[1], v.Label(), ref, privic.Fixed(d.rms(), 4))
 		}
 	}
 	return header, rows, closest

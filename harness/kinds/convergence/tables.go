@@ -3,6 +3,7 @@ package convergence
 import (
 	"fmt"
 
+	"privic/datasets"
 	"privic/harness"
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
@@ -14,8 +15,12 @@ import (
 func (f *finish) cityTables(city string) error {
 	t := harness.NewTable(tableName(city), "city", "beta", "first_mechanism", "ibu_start", "mixing", "batches", "variant", "emd_reference",
 		"cycle", "rounds", "mean", "sd", "paper_row", "paper_round1", "paper_round2", "paper_round3", "paper_round4",
-		"paper_round5", "paper_mean", "paper_sd", "diff")
+		"paper_round5", "paper_mean", "paper_sd", "diff", "mean_m", "sd_m")
 	facts, _ := paper.Of(city)
+	ds, err := f.p.Dataset(city, f.p.Rows)
+	if err != nil {
+		return err
+	}
 	for _, beta := range f.betas() {
 		for _, v := range f.variants {
 			for _, ref := range f.p.EMDReference {
@@ -24,7 +29,7 @@ func (f *finish) cityTables(city string) error {
 					continue
 				}
 				for t0 := 0; t0 <= max(c.cycles(), paperLast(city, beta)); t0++ {
-					if row := tableRow(city, beta, v, ref, t0, c, facts.Table.Cycle(beta, t0)); row != nil {
+					if row := tableRow(ds, beta, v, ref, t0, c, facts.Table.Cycle(beta, t0)); row != nil {
 						t.Rows = append(t.Rows, row)
 					}
 				}
@@ -43,10 +48,10 @@ func (f *finish) cityTables(city string) error {
 
 // tableRow is one cycle of one family beside the paper's rounds pr (nil
 // when the paper has no such row); nil when neither has the cycle.
-func tableRow(city string, beta float64, v privic.Variant, ref string, t int, c *curve, pr []float64) []string {
+func tableRow(ds *datasets.Dataset, beta float64, v privic.Variant, ref string, t int, c *curve, pr []float64) []string {
 	m, sd, n := c.stat(t)
 	row := harness.NewTable("", "")
-	row.Add(city, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, t, n, m, sd)
+	row.Add(ds.Name, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, t, n, m, sd)
 	r := row.Rows[0]
 	if pr == nil {
 		r = append(r, "", "", "", "", "", "", "", "", "")
@@ -62,8 +67,9 @@ func tableRow(city string, beta float64, v privic.Variant, ref string, t int, c 
 		pm, psd, _ := harness.MeanSD(pr)
 		r = append(r, harness.FormatFloat(pm), harness.FormatFloat(psd), harness.FormatFloat(m-pm))
 	}
+	r = append(r, param.Metres(ds, m), param.Metres(ds, sd))
 	if n == 0 {
-		r[10], r[11], r[len(r)-1] = "", "", ""
+		r[10], r[11], r[len(r)-3], r[len(r)-2], r[len(r)-1] = "", "", "", "", ""
 		if pr == nil {
 			return nil
 		}
@@ -140,14 +146,14 @@ type betaTable struct {
 }
 
 func (f *finish) partitionOf(city string) *partition {
-	if cy, n, ok := f.finals.PartitionCycles(city); ok && cy < f.p.Cycles[city] {
-		return &partition{cy, f.p.Cycles[city], n}
+	if cy, n, ok := f.finals.PartitionCycles(city); ok && cy < f.p.Schedule(city).Cycles {
+		return &partition{cy, f.p.Schedule(city).Cycles, n}
 	}
 	return nil
 }
 
 func (f *finish) tableData(city string) tableData {
-	d := tableData{Title: paperOr(city), City: param.Title(city), Alignment: alignment, Rounds: f.p.Rounds, Partition: f.partitionOf(city)}
+	d := tableData{Title: paperOr(city), City: f.p.Title(city), Alignment: alignment, Rounds: f.p.Rounds, Partition: f.partitionOf(city)}
 	for _, beta := range f.betas() {
 		bt := betaTable{Beta: privic.BetaText(beta), Compact: f.compactRows(city, beta)}
 		last := paperLast(city, beta)

@@ -5,7 +5,9 @@ import (
 	"embed"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
+	"strings"
 
 	"privic/datasets"
 	"privic/harness"
@@ -19,18 +21,26 @@ var templates embed.FS
 
 // sectionData is what section.md.tmpl shows.
 type sectionData struct {
-	Fig1    *fig1Data // nil: no Fig. 1
-	Points  []string  // where Fig. 6a's points came from; none: no Fig. 6a
+	Fig1    *fig1Data // nil: no island figure
+	Points  []string  // where the scatters' points came from; none: no scatter
 	Rows    string    // the row policy
 	Grids   [][]string
 	Skipped []harness.Skip
+	// Figures are the figures of the data, with their captions.
+	Figures []figure
+	// Presets and Others say whether the spec has paper datasets and
+	// datasets of its own.
+	Presets, Others bool
 }
 
-// fig1Data is what the section says of Fig. 1.
+// figure is a figure file and its caption.
+type figure struct{ File, Caption string }
+
+// fig1Data is what the section says of the island figure.
 type fig1Data struct {
-	City, Island string
-	A, B         []int
-	AMass, BMass float64
+	File, City, Island string
+	A, B               []int
+	AMass, BMass       float64
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
@@ -39,36 +49,80 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	if p.LogDensity {
 		colour = "share of check-ins (log scale)"
 	}
+	for _, c := range p.Cities {
+		if p.IsPreset(c) {
+			d.Presets = true
+		} else {
+			d.Others = true
+		}
+	}
 	var figs harness.Figures
-	if p.IslandCity != "" {
+	if p.islandCity() != "" {
 		fig, f1, err := fig1(p, colour)
-		if err := figs.Add("fig1", fig, err); err != nil {
+		if err := figs.Add(f1.File, fig, err); err != nil {
 			return harness.Section{}, err
 		}
 		d.Fig1 = f1
 	}
-	fig, sources, skipped, err := fig6a(p)
+	scatters, sources, skipped, err := scatterFigures(p)
 	if err != nil {
 		return harness.Section{}, err
 	}
-	if fig != nil { // nil: no city's raw points were found
-		figs = append(figs, harness.NamedFigure{Base: "fig6a", Fig: fig})
-	}
+	figs = append(figs, scatters...)
 	d.Points, d.Skipped = sources, skipped
-	fig, err = fig6b(p, colour)
-	if err := figs.Add("fig6b", fig, err); err != nil {
+	dens, err := densityFigures(p, colour)
+	if err != nil {
 		return harness.Section{}, err
 	}
-	if d.Grids, err = gridRows(out); err != nil {
+	figs = append(figs, dens...)
+	for _, f := range append(scatters, dens...) {
+		d.Figures = append(d.Figures, figure{File: f.Base, Caption: caption(p, f.Base)})
+	}
+	if d.Grids, err = gridRows(p, out); err != nil {
 		return harness.Section{}, err
 	}
 	md, err := harness.RenderFile(templates, "section.md.tmpl", d)
 	return harness.Section{Markdown: md, Skipped: skipped, Figures: figs}, err
 }
 
+// figureName is the paper's name of a figure of a preset (fig1, fig6a,
+// fig6b) or name-<dataset> for another dataset.
+func figureName(p *params, city, paperName, name string) string {
+	if p.IsPreset(city) {
+		return paperName
+	}
+	return name + "-" + city
+}
+
+// caption names a figure of the section: "Fig. 6a", or what it shows of
+// which dataset.
+func caption(p *params, file string) string {
+	for _, c := range p.Cities {
+		switch file {
+		case "points-" + c:
+			return "Check-ins of " + p.Title(c)
+		case "density-" + c:
+			return "Density of " + p.Title(c)
+		}
+	}
+	return figTitle(file, "")
+}
+
+// figTitle is a figure's title: "Fig. 1: ..." for the paper's figure.
+func figTitle(file, what string) string {
+	if n, ok := strings.CutPrefix(file, "fig"); ok {
+		if what == "" {
+			return "Fig. " + n
+		}
+		return "Fig. " + n + ": " + what
+	}
+	return what
+}
+
 // fig1 draws the island prior with A and B.
 func fig1(p *params, colour string) (*plots.Figure, *fig1Data, error) {
 	pl := p.places()
+	file := figureName(p, pl.City, "fig1", "island")
 	s, err := pl.Setup()
 	if err != nil {
 		return nil, nil, err
@@ -80,7 +134,7 @@ func fig1(p *params, colour string) (*plots.Figure, *fig1Data, error) {
 			blocked++
 		}
 	}
-	fig, err := plots.Heatmaps("Fig. 1: "+param.Title(p.IslandCity)+" prior with an island at A",
+	fig, err := plots.Heatmaps(figTitle(file, p.Title(pl.City)+" prior with an island at A"),
 		[]plots.GridMap{{
 			Title: fmt.Sprintf("P(A) = %s, %d cells around A zeroed", harness.FormatSig(s.Prior[s.A], 3), blocked),
 			Rows:  g.Rows, Cols: g.Cols, Values: s.Prior, Markers: pl.Markers(g),
@@ -88,72 +142,137 @@ func fig1(p *params, colour string) (*plots.Figure, *fig1Data, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	return fig, &fig1Data{City: param.Title(p.IslandCity), Island: p.Island.Describe(), A: p.A, B: p.B,
+	return fig, &fig1Data{File: file, City: p.Title(pl.City), Island: p.Island.Describe(s.DS), A: pl.A.Cell, B: pl.B.Cell,
 		AMass: s.Prior[s.A], BMass: s.Prior[s.B]}, nil
 }
 
-// fig6a draws the check-in points, one scatter panel per city whose raw
-// points can be found; the others are skipped, with the reason.
-func fig6a(p *params) (*plots.Figure, []string, []harness.Skip, error) {
-	var sp []plots.ScatterPanel
+// scatterFigures draws the check-in points: Fig. 6a with a panel per
+// preset whose raw points can be found, and points-<name> for every other
+// dataset of points. The others are skipped, with the reason.
+func scatterFigures(p *params) (harness.Figures, []string, []harness.Skip, error) {
+	var paperPanels []plots.ScatterPanel
+	var figs harness.Figures
 	var sources []string
 	var skipped []harness.Skip
 	for _, c := range p.Cities {
-		lat, lon, source, err := datasets.Points(c)
+		lat, lon, source, err := points(p, c)
+		file := figureName(p, c, "fig6a", "points")
 		if err != nil {
-			skipped = append(skipped, harness.Skip{Figure: "fig6a (" + param.Title(c) + ")", Reason: fmt.Sprintf("no raw check-in points for %s: %v", c, err)})
+			skipped = append(skipped, harness.Skip{Figure: file + " (" + p.Title(c) + ")", Reason: err.Error()})
 			continue
 		}
-		n := len(lat)
-		lat, lon, k := thin(lat, lon, p.ScatterMaxPoints)
-		title := fmt.Sprintf("%s: %d check-ins in the box", param.Title(c), n)
-		src := fmt.Sprintf("%s from %s", param.Title(c), relToModule(source))
-		if k > 1 {
-			title += fmt.Sprintf(" (1 in %d drawn)", k)
-			src += fmt.Sprintf(" (1 point in %d drawn, scatter_max_points = %d)", k, p.ScatterMaxPoints)
-		}
-		mid := 0.0
-		for _, v := range lat {
-			mid += v
-		}
-		mid /= float64(max(1, len(lat)))
-		sp = append(sp, plots.ScatterPanel{
-			Title: title, XLabel: "longitude (degrees east)", YLabel: "latitude (degrees north)",
-			Sets: []plots.PointSet{{Name: param.Title(c), X: lon, Y: lat}},
-			// Equal ground distances get equal lengths on both axes.
-			Opt: plots.ScatterOptions{Aspect: math.Cos(mid * math.Pi / 180)},
-		})
+		panel, src := scatterPanel(p, c, lat, lon, source)
 		sources = append(sources, src)
+		if p.IsPreset(c) {
+			paperPanels = append(paperPanels, panel)
+			continue
+		}
+		fig, err := plots.ScatterPanels("Check-in locations", []plots.ScatterPanel{panel}, 0)
+		if err := figs.Add(file, fig, err); err != nil {
+			return nil, nil, nil, err
+		}
 	}
-	if len(sp) == 0 {
-		return nil, nil, skipped, nil
+	if len(paperPanels) > 0 {
+		fig, err := plots.ScatterPanels("Fig. 6a: Gowalla check-in locations", paperPanels, 0)
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("fig6a: %w", err)
+		}
+		figs = append(harness.Figures{{Base: "fig6a", Fig: fig}}, figs...)
 	}
-	fig, err := plots.ScatterPanels("Fig. 6a: Gowalla check-in locations", sp, 0)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("fig6a: %w", err)
-	}
-	return fig, sources, skipped, nil
+	return figs, sources, skipped, nil
 }
 
-// fig6b draws the density of the check-ins, one heat map per city.
-func fig6b(p *params, colour string) (*plots.Figure, error) {
-	var panels []plots.GridMap
+// points reads the raw check-in points of a dataset: a preset's subset
+// (searched in $PRIVIC_DATA, datasets/cache/ and ../shared) or a declared
+// dataset's points file, keeping those in its region.
+func points(p *params, c string) (lat, lon []float64, source string, err error) {
+	if p.IsPreset(c) {
+		lat, lon, source, err = datasets.Points(c)
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("no raw check-in points for %s: %v", c, err)
+		}
+		return lat, lon, source, nil
+	}
+	path, format, region, ok, err := p.Datasets().PointsFile(c, nil)
+	if err != nil || !ok {
+		return nil, nil, "", fmt.Errorf("%s has no check-in points (its data are per-cell counts or synthetic)", c)
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	defer fh.Close()
+	_, err = datasets.ScanPoints(fh, path, format, func(a, b float64, w int) error {
+		if w > 0 && region.Contains(a, b) {
+			lat, lon = append(lat, a), append(lon, b)
+		}
+		return nil
+	})
+	return lat, lon, path, err
+}
+
+// scatterPanel is the scatter of one dataset's points, thinned to
+// scatter_max_points, and where they came from.
+func scatterPanel(p *params, c string, lat, lon []float64, source string) (plots.ScatterPanel, string) {
+	n := len(lat)
+	lat, lon, k := thin(lat, lon, p.ScatterMaxPoints)
+	title := fmt.Sprintf("%s: %d check-ins in the box", p.Title(c), n)
+	src := fmt.Sprintf("%s from %s", p.Title(c), relToModule(source))
+	if k > 1 {
+		title += fmt.Sprintf(" (1 in %d drawn)", k)
+		src += fmt.Sprintf(" (1 point in %d drawn, scatter_max_points = %d)", k, p.ScatterMaxPoints)
+	}
+	mid := 0.0
+	for _, v := range lat {
+		mid += v
+	}
+	mid /= float64(max(1, len(lat)))
+	return plots.ScatterPanel{
+		Title: title, XLabel: "longitude (degrees east)", YLabel: "latitude (degrees north)",
+		Sets: []plots.PointSet{{Name: p.Title(c), X: lon, Y: lat}},
+		// Equal ground distances get equal lengths on both axes.
+		Opt: plots.ScatterOptions{Aspect: math.Cos(mid * math.Pi / 180)},
+	}, src
+}
+
+// densityFigures draws the density of the check-ins: Fig. 6b with a heat
+// map per preset, and density-<name> for every other dataset.
+func densityFigures(p *params, colour string) (harness.Figures, error) {
+	var paperPanels []plots.GridMap
+	var figs harness.Figures
+	opt := plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour}
 	for _, c := range p.Cities {
-		ds, err := datasets.Load(c, datasets.LoadOptions{Rows: p.Rows})
+		ds, err := p.Dataset(c, p.Rows)
 		if err != nil {
 			return nil, err
 		}
-		panels = append(panels, plots.GridMap{
-			Title: fmt.Sprintf("%s: %dx%d cells, N = %d", param.Title(c), ds.Grid.Rows, ds.Grid.Cols, ds.N),
+		panel := plots.GridMap{
+			Title: fmt.Sprintf("%s: %dx%d cells, N = %d", p.Title(c), ds.Grid.Rows, ds.Grid.Cols, ds.N),
 			Rows:  ds.Grid.Rows, Cols: ds.Grid.Cols, Values: ds.Prior(),
-		})
+		}
+		if p.IsPreset(c) {
+			paperPanels = append(paperPanels, panel)
+			continue
+		}
+		panel.Title += ", " + param.CellWords(ds)
+		fig, err := plots.Heatmaps("Density of the check-ins", []plots.GridMap{panel}, opt)
+		if err := figs.Add(figureName(p, c, "fig6b", "density"), fig, err); err != nil {
+			return nil, err
+		}
 	}
-	return plots.Heatmaps("Fig. 6b: density of the check-ins", panels, plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour})
+	if len(paperPanels) > 0 {
+		fig, err := plots.Heatmaps("Fig. 6b: density of the check-ins", paperPanels, opt)
+		if err != nil {
+			return nil, fmt.Errorf("fig6b: %w", err)
+		}
+		figs = append(harness.Figures{{Base: "fig6b", Fig: fig}}, figs...)
+	}
+	return figs, nil
 }
 
 // gridRows are the section's grid table: grids.csv beside the paper's
 // text.
-func gridRows(out *harness.Output) ([][]string, error) {
+func gridRows(p *params, out *harness.Output) ([][]string, error) {
 	t, err := out.ReadTable("grids")
 	if err != nil {
 		return nil, err
@@ -173,7 +292,11 @@ func gridRows(out *harness.Output) ([][]string, error) {
 		if v, err := harness.ParseFloat(share); err == nil {
 			share = harness.FormatPct(v)
 		}
-		rows = append(rows, []string{param.Title(city), rd.Str(i, "rows") + " x " + rd.Str(i, "cols"), rd.Str(i, "cells"), rd.Str(i, "n_checkins"),
+		cell := "-"
+		if ds, err := p.Dataset(city, p.Rows); err == nil {
+			cell = param.CellWords(ds)
+		}
+		rows = append(rows, []string{p.Title(city), rd.Str(i, "rows") + " x " + rd.Str(i, "cols"), rd.Str(i, "cells"), cell, rd.Str(i, "n_checkins"),
 			rd.Str(i, "occupied_cells"), fmt.Sprintf("(%s, %s)", rd.Str(i, "max_cell_row"), rd.Str(i, "max_cell_col")), share, text})
 	}
 	return rows, rd.Err()

@@ -9,18 +9,20 @@ import (
 
 type params struct {
 	param.Data
-	// IslandCity is the city of Fig. 1 (the paper: Paris; "" draws no
-	// Fig. 1).
-	IslandCity string        `toml:"island_city"`
+	// IslandCity is the dataset of the island figure (the paper's Fig. 1:
+	// Paris); "" draws none. Left out, it is the first dataset of Cities
+	// that has a place A.
+	IslandCity *string       `toml:"island_city"`
 	Island     island.Params `toml:"island"`
-	// A and B are the locations marked in Fig. 1; left out, the island
-	// city's places A and B.
-	A param.Cell `toml:"a"`
-	B param.Cell `toml:"b"`
-	// ScatterMaxPoints thins Fig. 6a to at most this many points per city
-	// (every k-th point in file order; 0 draws all of them).
+	// A and B are the locations marked in the island figure: a place of
+	// the dataset or [row, col]; left out, its places A and B.
+	A param.Loc `toml:"a"`
+	B param.Loc `toml:"b"`
+	// ScatterMaxPoints thins the scatter of check-ins to at most this
+	// many points per dataset (every k-th point in file order; 0 draws all
+	// of them).
 	ScatterMaxPoints int `toml:"scatter_max_points"`
-	// LogDensity colours Fig. 1 and Fig. 6b by log10 of the share.
+	// LogDensity colours the density heat maps by log10 of the share.
 	LogDensity bool `toml:"log_density"`
 }
 
@@ -31,14 +33,21 @@ func (p *params) Validate() error {
 	if err := p.Island.Validate("island"); err != nil {
 		return err
 	}
-	if p.IslandCity != "" {
-		if err := param.City("island_city", p.IslandCity); err != nil {
-			return fmt.Errorf("%w (or \"\" for no Fig. 1)", err)
+	if city := p.islandCity(); city != "" {
+		if err := p.Check("island_city", city); err != nil {
+			return fmt.Errorf("%w (or \"\" for no island figure)", err)
 		}
-		if err := p.A.Resolve("a", p.IslandCity, "A", p.Rows); err != nil {
+		ds, err := p.Dataset(city, p.Rows)
+		if err != nil {
+			return fmt.Errorf("params.island_city: %w", err)
+		}
+		if err := p.Island.ValidateOn("island", ds); err != nil {
 			return err
 		}
-		if err := p.B.Resolve("b", p.IslandCity, "B", p.Rows); err != nil {
+		if err := p.A.Resolve("a", ds, "A"); err != nil {
+			return err
+		}
+		if err := p.B.Resolve("b", ds, "B"); err != nil {
 			return err
 		}
 	}
@@ -48,7 +57,26 @@ func (p *params) Validate() error {
 	return nil
 }
 
-// places are Fig. 1's city, island and locations.
+// islandCity is the dataset of the island figure: island_city, or the
+// first dataset of cities with a place A ("" for none, or when a dataset
+// cannot be loaded: Validate reports that).
+func (p *params) islandCity() string {
+	if p.IslandCity != nil {
+		return *p.IslandCity
+	}
+	for _, c := range p.Cities {
+		ds, err := p.Dataset(c, p.Rows)
+		if err != nil {
+			return ""
+		}
+		if _, ok := ds.Place("A"); ok {
+			return c
+		}
+	}
+	return ""
+}
+
+// places are the island figure's dataset, island and locations.
 func (p *params) places() *island.Places {
-	return &island.Places{City: p.IslandCity, Rows: p.Rows, Island: p.Island, A: p.A, B: p.B}
+	return &island.Places{Catalog: p.Catalog, City: p.islandCity(), Rows: p.Rows, Island: p.Island, A: p.A, B: p.B}
 }

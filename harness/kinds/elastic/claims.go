@@ -7,12 +7,11 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/paper"
-	"privic/harness/kinds/internal/param"
 )
 
 // checkClaims checks the paper's claims of Sec. III-A on the levels.
 func checkClaims(p *params, s *island.Setup, levels []*level) []harness.Claim {
-	what := param.Title(p.City) + " island prior"
+	what := p.Title(p.City) + " island prior"
 	var betas, tights, msv []float64
 	for _, l := range levels {
 		betas, tights, msv = append(betas, l.beta), append(tights, l.tight), append(msv, l.msv)

@@ -9,8 +9,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
-	"privic/datasets"
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/param"
@@ -21,7 +21,7 @@ import (
 func Kind() harness.Kind { return harness.Typed[*params, job](def{}) }
 
 type params struct {
-	// Places are the city (the paper: Paris), the island and A and B.
+	// Places are the dataset (the paper: Paris), the island and A and B.
 	island.Places
 	// Beta lists BA's loss parameters (paper: 0.2, 0.6, 0.8, 1.0, so
 	// eps = 2 beta = 0.4, 1.2, 1.6, 2.0).
@@ -41,7 +41,7 @@ type params struct {
 }
 
 func (p *params) Validate() error {
-	if err := param.City("city", p.City); err != nil {
+	if err := p.Check("city", p.City); err != nil {
 		return err
 	}
 	if err := param.Betas("beta", p.Beta.Values()); err != nil {
@@ -73,17 +73,17 @@ type job struct {
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "elastic",
-		Describe: "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior",
+		Describe: "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior (or any dataset's)",
 		Tables:   []string{"report_distribution", "location_stats", "channels"},
-		Figures:  []string{"fig2a", "fig2b"},
+		Figures:  []string{"fig2a", "fig2b", "reports-a-<city>", "reports-b-<city>"},
 		Claims:   true,
-		Version:  "2",
+		Version:  "3",
 	}
 }
 
 func (def) NewParams() *params {
 	return &params{
-		Places:       island.Places{City: "paris", Rows: datasets.HeaderQuirk, Island: island.Default()},
+		Places:       island.DefaultPlaces(),
 		Beta:         harness.SweepOf(0.2, 0.6, 0.8, 1.0),
 		BAIterations: 10,
 		LapEpsilon:   "tight",
@@ -135,7 +135,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		return nil, fmt.Errorf("singular values of BA at beta %v: %w", j.beta, err)
 	}
 	dist := harness.NewTable("report_distribution", "mechanism", "location", "beta", "epsilon", "row", "col", "probability")
-	stats := harness.NewTable("location_stats", append([]string{"mechanism", "location", "beta", "epsilon"}, island.StatsHeader()...)...)
+	stats := harness.NewTable("location_stats", slices.Concat([]string{"mechanism", "location", "beta", "epsilon"}, island.StatsHeader(), island.MetresHeader())...)
 	for _, m := range []struct {
 		name string
 		ch   *kernels.Channel
@@ -152,7 +152,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			if err != nil {
 				return nil, fmt.Errorf("%s at %s: %w", m.name, loc.name, err)
 			}
-			stats.Add(m.name, loc.name, j.beta, eps, st.Row())
+			stats.Add(m.name, loc.name, j.beta, eps, st.Row(), st.Metres(s.DS))
 		}
 	}
 	chans := harness.NewTable("channels", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations", "ba_min_singular_value")

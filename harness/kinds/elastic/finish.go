@@ -119,14 +119,11 @@ func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, erro
 		disp = disp.Widen(p.LapWiden)
 	}
 	var figs harness.Figures
-	for _, f := range []struct{ file, loc, title string }{
-		{"fig2a", "A", "Fig. 2a: report distribution of the vulnerable location A"},
-		{"fig2b", "B", "Fig. 2b: report distribution of the strong location B"},
-	} {
+	for _, f := range figureFiles(p) {
 		var panels []plots.GridMap
 		for _, l := range levels {
 			for _, m := range []struct{ key, label string }{{"ba", "BA"}, {"lap", "LAP"}} {
-				vals, outside := island.GridValues(disp, l.dist[m.key+"/"+f.loc])
+				vals, outside := island.GridValues(disp, l.dist[m.key+"/"+f.Loc])
 				title := fmt.Sprintf("%s, ε = %s (β = %s)", m.label, harness.FormatSig(l.eps, 3), harness.FormatSig(l.beta, 3))
 				if outside > 5e-4 {
 					title += fmt.Sprintf(", %s off-grid", harness.FormatPct(outside))
@@ -135,17 +132,37 @@ func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, erro
 					Values: vals, Markers: p.Markers(disp)})
 			}
 		}
-		fig, err := plots.Heatmaps(f.title, panels, plots.HeatOptions{
+		fig, err := plots.Heatmaps(f.Title, panels, plots.HeatOptions{
 			Columns:       2,
-			ColorbarLabel: "P(report cell | true " + f.loc + ")",
+			ColorbarLabel: "P(report cell | true " + f.Loc + ")",
 			XLabel:        axisLabel(disp, s.DS.Grid, "column (0 = east edge)", "city column + %d (east edge right)", -disp.Col0),
 			YLabel:        axisLabel(disp, s.DS.Grid, "row (0 = north edge)", "city row + %d (north up)", -disp.Row0),
 		})
-		if err := figs.Add(f.file, fig, err); err != nil {
+		if err := figs.Add(f.File, fig, err); err != nil {
 			return nil, err
 		}
 	}
 	return figs, nil
+}
+
+// figFile is one figure of the kind: its file, the location it shows and
+// its title.
+type figFile struct{ File, Loc, Title string }
+
+// figureFiles are the kind's figures: the paper's Fig. 2a and 2b on a
+// preset, reports-a-<name> and reports-b-<name> on another dataset.
+func figureFiles(p *params) []figFile {
+	if p.IsPreset(p.City) {
+		return []figFile{
+			{"fig2a", "A", "Fig. 2a: report distribution of the vulnerable location A"},
+			{"fig2b", "B", "Fig. 2b: report distribution of the strong location B"},
+		}
+	}
+	t := p.Title(p.City)
+	return []figFile{
+		{"reports-a-" + p.City, "A", "Report distribution of the vulnerable location A, " + t},
+		{"reports-b-" + p.City, "B", "Report distribution of the strong location B, " + t},
+	}
 }
 
 // axisLabel names a heat map's axis: the city's own indexing on the base
@@ -163,7 +180,9 @@ var templates embed.FS
 
 // sectionData is what section.md.tmpl shows.
 type sectionData struct {
-	City, Island       string
+	City, Island, Cell string
+	Figures            []figFile
+	Preset             bool
 	N, Rows, Cols      int
 	A, B               []int
 	BAIterations       int
@@ -178,8 +197,9 @@ type sectionData struct {
 func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim) (string, error) {
 	g := s.DS.Grid
 	d := sectionData{
-		City: param.Title(p.City), Island: p.Island.Describe(), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
-		A: p.A, B: p.B, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
+		City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Figures: figureFiles(p),
+		Preset: p.IsPreset(p.City), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
+		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
 		WideRows: g.Rows + 2*p.LapWiden, WideCols: g.Cols + 2*p.LapWiden, BaseDomain: p.FigureDomain == "base",
 		Claims: claims,
 	}

@@ -60,7 +60,11 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		return harness.Section{}, err
 	}
 	wins := winners(p, cells)
-	for _, t := range []harness.Table{summary(cells), winnersTable(wins), mechanismsTable(p, cals)} {
+	sum, err := summary(p, cells)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	for _, t := range []harness.Table{sum, winnersTable(wins), mechanismsTable(p, cals)} {
 		if err := out.WriteTable(t); err != nil {
 			return harness.Section{}, err
 		}
@@ -97,14 +101,20 @@ func skipped(cals []calRow) []harness.Skip {
 	return out
 }
 
-func summary(cells []*cell) harness.Table {
+func summary(p *params, cells []*cell) (harness.Table, error) {
 	sum := harness.NewTable("frontier_summary", "city", "mechanism", "calibration", "level", "parameter",
 		"sims", "emd_mean", "emd_sd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
-		"identification_A", "identification_A_map")
+		"identification_A", "identification_A_map", "emd_mean_m", "emd_sd_m", "avg_distortion_m", "bayes_error_m")
 	for _, c := range cells {
-		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM)
+		ds, err := p.Dataset(c.city, p.Rows)
+		if err != nil {
+			return harness.Table{}, err
+		}
+		m := func(v float64) string { return param.Metres(ds, v) }
+		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM,
+			m(c.emdMean), m(c.emdSD), m(c.dist), m(c.bayes))
 	}
-	return *sum
+	return *sum, nil
 }
 
 func winnersTable(wins []winner) harness.Table {
@@ -314,7 +324,7 @@ func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error
 	// the mechanism, so the frontier uses them all.
 	add("Utility against quality of service (all levels)", "EMD of the IBU estimate (cells)", byMech("", dist, emd, emdSD),
 		plots.LineOptions{XLabel: "average distortion (cells)"})
-	if _, ok := p.A[city]; ok {
+	if _, ok := p.aCells[city]; ok {
 		add("Identification of A on the island prior", "identification of A (posterior)", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), epsX)
 	} else {
 		add("Bayes adversary's error at equal tight epsilon", "Bayes adversary error (cells)", byMech("eps", tight, func(c *cell) float64 { return c.bayes }, nil), epsX)
@@ -322,7 +332,7 @@ func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error
 	if len(panels) == 0 {
 		return nil, nil
 	}
-	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", param.Title(city)), panels, 2)
+	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", p.Title(city)), panels, 2)
 	if err != nil {
 		return nil, fmt.Errorf("frontier figure %s: %w", city, err)
 	}

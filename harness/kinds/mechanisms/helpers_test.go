@@ -11,6 +11,7 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/internal/reftest"
 	"privic/kernels"
 )
@@ -33,7 +34,8 @@ func toyParams(testing.TB) *params {
 	p.Cities = []string{"paris"}
 	p.Sims = 2
 	p.LP = lpParams{Solver: "gonum", Spanner: 1, Coarsen: map[string]int{"paris": 2}}
-	p.A = map[string][]int{"paris": {2, 1}}
+	p.A = map[string]param.Loc{"paris": param.CellOf(2, 1)}
+	p.aCells = map[string]param.Cell{"paris": {2, 1}} // as Validate resolves it
 	p.Island.Radius = 1
 	return p
 }

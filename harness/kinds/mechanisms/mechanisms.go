@@ -10,6 +10,7 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 	"privic/kernels"
 	"privic/kernels/mechanism"
 )
@@ -50,7 +51,7 @@ func (d def) About() harness.About {
 		Tables:  []string{"frontier", "calibration", "frontier_summary", "winners", "mechanisms"},
 		Figures: []string{"frontier-<city>"},
 		Skips:   true,
-		Version: version,
+		Version: version + ".1",
 	}
 }
 
@@ -139,7 +140,8 @@ func build(p *params, city, name string, g kernels.Grid) setup {
 }
 
 var frontierHeader = []string{"city", "mechanism", "calibration", "level", "parameter", "emd", "avg_distortion",
-	"mutual_information", "tight_epsilon", "bayes_error", "identification_A", "sim", "identification_A_map"}
+	"mutual_information", "tight_epsilon", "bayes_error", "identification_A", "sim", "identification_A_map",
+	"emd_m", "avg_distortion_m", "bayes_error_m"}
 
 var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "parameter_name", "parameter", "value",
 	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
@@ -213,7 +215,7 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 		return err
 	}
 	idPost, idMAP := math.NaN(), math.NaN()
-	if a, ok := p.A[ds.Name]; ok {
+	if a, ok := p.aCells[ds.Name]; ok {
 		if idPost, idMAP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
 			return err
 		}
@@ -228,7 +230,8 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 			return fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
 		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
-			met.TightEps, met.BayesError, idPost, sim, idMAP)
+			met.TightEps, met.BayesError, idPost, sim, idMAP,
+			param.Metres(ds, emd), param.Metres(ds, met.AvgDistortion), param.Metres(ds, met.BayesError))
 	}
 	return nil
 }
@@ -236,12 +239,12 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 // identification measures A on the island prior. Prior-dependent
 // mechanisms are rebuilt for the island prior at the calibrated parameter
 // (the parameter, not the level, is what a deployment fixes).
-func identification(p *params, ds *datasets.Dataset, s setup, a []int, param float64, ch *kernels.Channel) (post, mapProb float64, err error) {
-	idx := ds.Grid.IndexOf(a[0], a[1])
-	if idx < 0 {
-		return 0, 0, fmt.Errorf("params.a.%s = %v lies outside the grid %v", ds.Name, a, ds.Grid)
+func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch *kernels.Channel) (post, mapProb float64, err error) {
+	idx, err := a.Index(ds.Grid, "a."+ds.Name)
+	if err != nil {
+		return 0, 0, err
 	}
-	island, err := datasets.Island(ds.Grid, ds.Prior(), p.Island.Options(a[0], a[1]))
+	island, err := datasets.Island(ds.Grid, ds.Prior(), p.Island.Options(ds, idx))
 	if err != nil {
 		return 0, 0, fmt.Errorf("island prior of %s: %w", ds.Name, err)
 	}

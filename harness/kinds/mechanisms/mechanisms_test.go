@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"privic/harness/kinds/internal/param"
 	"strings"
 	"testing"
 
@@ -111,7 +112,10 @@ func TestPlanAndValidate(t *testing.T) {
 		func(p *params) { p.CalibrationMethod = "newton" },
 		func(p *params) { p.LP.Solver = "cplex" },
 		func(p *params) { p.LP.Coarsen = map[string]int{"paris": 0} },
-		func(p *params) { p.A = map[string][]int{"paris": {1}} },
+		func(p *params) { p.A = map[string]param.Loc{"paris": {Cell: param.Cell{1}}} },
+		func(p *params) { p.A = map[string]param.Loc{"paris": param.CellOf(11, 0)} },
+		func(p *params) { p.A = map[string]param.Loc{"sf": {Place: "A"}} },
+		func(p *params) { p.A = map[string]param.Loc{"rome": param.CellOf(1, 1)} },
 		func(p *params) { p.Island.AMass = 1 },
 	}
 	for i, f := range bad {

@@ -2,7 +2,9 @@ package mechanisms
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 
 	"privic/datasets"
 	"privic/harness"
@@ -42,13 +44,16 @@ type params struct {
 	CalibrationTol float64 `toml:"calibration_tol"`
 	// CalibrationMethod is "bisection" or "illinois".
 	CalibrationMethod string `toml:"calibration_method"`
-	// A maps a city to its vulnerable cell [row, col]; cities without an
-	// entry get no identification figures. Default: the place A of every
-	// city that has one.
-	A map[string][]int `toml:"a"`
+	// A maps a dataset to its vulnerable location: a place name or [row,
+	// col] ("default": for the datasets without an entry). A dataset
+	// without one uses its place A, and one without that gets no
+	// identification values.
+	A map[string]param.Loc `toml:"a"`
 
 	// reg is the mechanism registry the names come from (not a key).
 	reg *mechanism.Registry
+	// aCells is A resolved per dataset of Cities (by Validate; not a key).
+	aCells map[string]param.Cell
 }
 
 // lpParams is [params.lp].
@@ -57,8 +62,9 @@ type lpParams struct {
 	Solver string `toml:"solver"`
 	// Spanner: 0 all pairs, k >= 1 the spanner of mechanism.Optimal.
 	Spanner int `toml:"spanner"`
-	// Coarsen maps a city to the block size the costly mechanisms are
-	// solved on (1: the full grid); missing cities use 1.
+	// Coarsen maps a dataset to the block size the costly mechanisms are
+	// solved on (1: the full grid), with a "default" entry for the
+	// others; a dataset without either gets autoCoarsen's.
 	Coarsen map[string]int `toml:"coarsen"`
 	// MaxConstraints skips LPs with more constraints (0: 1000 for gonum,
 	// 200000 for glpk).
@@ -66,14 +72,8 @@ type lpParams struct {
 }
 
 func defaultParams(reg *mechanism.Registry) *params {
-	a := map[string][]int{}
-	for _, c := range datasets.Cities() {
-		if pl, ok := c.Place("A"); ok {
-			a[c.Name] = []int{pl.Row, pl.Col}
-		}
-	}
 	return &params{
-		Data:              param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
+		Data:              param.Data{Cities: param.Presets(), Rows: datasets.HeaderQuirk},
 		Mechanisms:        reg.Names(),
 		Calibrations:      mechanism.Targets(),
 		Eps:               harness.SweepOf(0.5, 1, 2, 4),
@@ -86,8 +86,8 @@ func defaultParams(reg *mechanism.Registry) *params {
 		PlanarPoint:       "uniform",
 		CalibrationTol:    mechanism.DefaultRelTol,
 		CalibrationMethod: "illinois",
-		LP:                lpParams{Solver: "auto", Spanner: 1, Coarsen: map[string]int{"paris": 3, "sf": 4}},
-		A:                 a,
+		LP:                lpParams{Solver: "auto", Spanner: 1, Coarsen: map[string]int{}},
+		A:                 map[string]param.Loc{},
 		Island:            island.Default(),
 		reg:               reg,
 	}
@@ -148,13 +148,55 @@ func (p *params) Validate() error {
 	if err := p.validateLP(); err != nil {
 		return err
 	}
-	if err := param.PerCity("a", p.A, func(key, city string, a []int) error {
-		cell := param.Cell(a)
-		return cell.Resolve(key, city, "A", p.Rows)
-	}); err != nil {
+	if err := p.Island.Validate("island"); err != nil {
 		return err
 	}
-	return p.Island.Validate("island")
+	return p.resolveA()
+}
+
+// resolveA checks params.a and resolves the vulnerable location of every
+// dataset of Cities into aCells.
+func (p *params) resolveA() error {
+	if err := param.PerData(&p.Catalog, "a", p.A, nil); err != nil {
+		return err
+	}
+	p.aCells = map[string]param.Cell{}
+	for _, n := range slices.Sorted(maps.Keys(p.A)) {
+		if n == datasets.DefaultName {
+			continue
+		}
+		ds, err := p.Dataset(n, p.Rows)
+		if err != nil {
+			return fmt.Errorf("params.a.%s: %w", n, err)
+		}
+		loc := p.A[n]
+		if err := loc.Resolve("a."+n, ds, "A"); err != nil {
+			return err
+		}
+	}
+	for _, c := range p.Cities {
+		ds, err := p.Dataset(c, p.Rows)
+		if err != nil {
+			return fmt.Errorf("params.cities: %w", err)
+		}
+		loc, given := p.A[c]
+		if !given {
+			loc, given = p.A[datasets.DefaultName]
+		}
+		if !given {
+			if _, ok := ds.Place("A"); !ok {
+				continue // no A: no identification values
+			}
+		}
+		if err := loc.Resolve("a."+c, ds, "A"); err != nil {
+			return err
+		}
+		if err := p.Island.ValidateOn("island", ds); err != nil {
+			return err
+		}
+		p.aCells[c] = loc.Cell
+	}
+	return nil
 }
 
 func (p *params) validateLevels() error {
@@ -178,7 +220,7 @@ func (p *params) validateLP() error {
 	if err := harness.IntIn("lp.spanner", p.LP.Spanner, 0, 10); err != nil {
 		return err
 	}
-	if err := param.PerCity("lp.coarsen", p.LP.Coarsen, param.IntsIn(1, 100)); err != nil {
+	if err := param.PerData(&p.Catalog, "lp.coarsen", p.LP.Coarsen, param.IntsIn(1, 100)); err != nil {
 		return err
 	}
 	if p.LP.MaxConstraints < 0 {
@@ -229,10 +271,26 @@ func (p *params) lpLimit(solver string) int {
 }
 
 func (p *params) coarsen(city string) int {
-	if k, ok := p.LP.Coarsen[city]; ok {
-		return k
+	auto := 1
+	if ds, err := p.Dataset(city, p.Rows); err == nil {
+		auto = autoCoarsen(ds.Grid.Rows, ds.Grid.Cols)
 	}
-	return 1
+	return param.Get(p.LP.Coarsen, city, auto)
+}
+
+// maxCoarseBlocks is the size of the coarse grid autoCoarsen aims at:
+// LPs over at most this many blocks stay within GLPK's reach in seconds.
+const maxCoarseBlocks = 24
+
+// autoCoarsen is the block size of a dataset without an lp.coarsen entry:
+// the smallest whose coarse grid has at most maxCoarseBlocks blocks
+// (the paper's grids: Paris 11 x 15 in 3 x 3 blocks, SF 16 x 24 in 4 x 4).
+func autoCoarsen(rows, cols int) int {
+	for k := 1; ; k++ {
+		if ((rows+k-1)/k)*((cols+k-1)/k) <= maxCoarseBlocks {
+			return k
+		}
+	}
 }
 
 // options are the mechanisms' settings from the params.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"privic/harness/kinds/internal/param"
 	"strings"
 	"testing"
 
@@ -74,7 +75,8 @@ func TestNewMechanismIsOneEntry(t *testing.T) {
 	// A tiny run: the mechanism calibrated to tight epsilon 1 on the toy
 	// city, through the kind's Run and Finish.
 	p := s.Params.(*params)
-	p.Sims, p.A, p.Island.Radius = 1, map[string][]int{"paris": {2, 1}}, 1 // A on the toy grid
+	p.Sims, p.Island.Radius = 1, 1 // A on the toy grid:
+	p.A, p.aCells = map[string]param.Loc{"paris": param.CellOf(2, 1)}, map[string]param.Cell{"paris": {2, 1}}
 	dir := t.TempDir()
 	var fr, cb harness.Table
 	for _, m := range p.Mechanisms {

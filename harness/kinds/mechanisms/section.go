@@ -27,7 +27,7 @@ var templates embed.FS
 
 // sectionData is what section.md.tmpl shows.
 type sectionData struct {
-	Titles, Mechanisms                []string
+	Titles, Mechanisms, Cells         []string
 	Method, Tol, Calibrations, Points string
 	Sims, IBUIterations, LapWiden     int
 	LPSolver, Coarsen                 string
@@ -68,8 +68,11 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, figs harnes
 		}
 	}
 	for _, city := range p.Cities {
-		d.Titles = append(d.Titles, param.Title(city))
-		cs := citySection{Title: param.Title(city)}
+		d.Titles = append(d.Titles, p.Title(city))
+		if ds, err := p.Dataset(city, p.Rows); err == nil {
+			d.Cells = append(d.Cells, p.Title(city)+": "+param.CellWords(ds))
+		}
+		cs := citySection{Title: p.Title(city)}
 		if slices.ContainsFunc(figs, func(f harness.NamedFigure) bool { return f.Base == "frontier-"+city }) {
 			cs.Figure = "frontier-" + city
 		}

@@ -17,6 +17,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/privic"
 	"privic/kernels"
 )
 
@@ -27,8 +28,8 @@ type params struct {
 	param.Data
 	// Beta is BA's loss parameter (the PRIVIC runs use 0.5 and 1).
 	Beta float64 `toml:"beta"`
-	// BAIterations and IBUIterations per city (paper Sec. V: Paris 8 and
-	// 10, SF 5 and 5).
+	// BAIterations and IBUIterations per dataset (paper Sec. V: Paris 8
+	// and 10, SF 5 and 5), with a "default" entry for the others.
 	BAIterations  map[string]int `toml:"ba_iterations"`
 	IBUIterations map[string]int `toml:"ibu_iterations"`
 	// Repeats is the number of timed repetitions per kernel (the median
@@ -47,12 +48,10 @@ func (p *params) Validate() error {
 		key string
 		v   map[string]int
 	}{{"ba_iterations", p.BAIterations}, {"ibu_iterations", p.IBUIterations}} {
-		// Entries for cities not in params.cities are ignored (the spec's
-		// table is merged into the defaults), but must name real cities.
-		if err := param.Covers(m.key, m.v, p.Cities); err != nil {
-			return err
-		}
-		if err := param.PerCity(m.key, m.v, param.IntsIn(1, 100000)); err != nil {
+		// Entries for datasets not in params.cities are ignored (the
+		// spec's table is merged into the defaults), but must name
+		// datasets of the spec.
+		if err := param.PerData(&p.Catalog, m.key, m.v, param.IntsIn(1, 100000)); err != nil {
 			return err
 		}
 	}
@@ -70,9 +69,9 @@ type job struct {
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "runtime",
-		Describe: "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF, beside the paper's Python timings",
+		Describe: "Table II: median time of one BA and one IBU as in one PRIVIC cycle, Paris and SF (or any dataset), beside the paper's Python timings",
 		Tables:   []string{"kernels"},
-		Version:  "2",
+		Version:  "3",
 		// The kernels are timed with no other job of the run competing for
 		// the cores (the harness runs such jobs first, alone).
 		Exclusive: true,
@@ -81,10 +80,10 @@ func (def) About() harness.About {
 
 func (def) NewParams() *params {
 	return &params{
-		Data:          param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
+		Data:          param.Data{Cities: param.Presets(), Rows: datasets.HeaderQuirk},
 		Beta:          1,
-		BAIterations:  map[string]int{"paris": 8, "sf": 5},
-		IBUIterations: map[string]int{"paris": 10, "sf": 5},
+		BAIterations:  paper.Schedule("ba_iterations"),
+		IBUIterations: paper.Schedule("ibu_iterations"),
 		Repeats:       21,
 	}
 }
@@ -128,7 +127,8 @@ func timeIt(ctx context.Context, repeats int, f func() error) (median, fastest f
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
 	p, ds := j.p, j.ds
 	g, prior := ds.Grid, ds.Prior()
-	baIt, ibuIt := p.BAIterations[ds.Name], p.IBUIterations[ds.Name]
+	baIt := param.Get(p.BAIterations, ds.Name, privic.DefaultBAIterations)
+	ibuIt := param.Get(p.IBUIterations, ds.Name, privic.DefaultIBUIterations)
 	// One BA as in a PRIVIC cycle: the fixed iterations from the uniform
 	// channel, then the channel the cycle obfuscates with.
 	var ch *kernels.Channel
@@ -206,7 +206,7 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 				sp = harness.FormatSig(s, 3) + "x"
 			}
 		}
-		d.Rows = append(d.Rows, []string{param.Title(rd.Str(i, "city")), rd.Str(i, "cells"), strings.ToUpper(rd.Str(i, "kernel")),
+		d.Rows = append(d.Rows, []string{p.Title(rd.Str(i, "city")), rd.Str(i, "cells"), strings.ToUpper(rd.Str(i, "kernel")),
 			rd.Str(i, "iterations"), harness.FormatSig(rd.Float(i, "median_seconds")*1e3, 4) + " ms", ps, sp})
 	}
 	if err := rd.Err(); err != nil {

@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 	"privic/kernels"
 )
 
@@ -58,6 +60,16 @@ func (s LocStats) Row() []string {
 	t.Add(s.PDeserted, s.POutside, s.PBlock, s.PAt, s.PWithin1, s.PWithin2,
 		s.ExpPriorMass, s.ExpDistance, s.ModeRow, s.ModeCol, s.ModeDistance, s.MAPIdent, s.ExpPosterior)
 	return t.Rows[0]
+}
+
+// MetresHeader are the columns that follow StatsHeader's in the tables:
+// the distances of LocStats in metres (empty when the dataset's cell
+// size is unknown).
+func MetresHeader() []string { return []string{"expected_distance_m", "mode_distance_m"} }
+
+// Metres lays out s's distances in metres on ds (MetresHeader's columns).
+func (s LocStats) Metres(ds *datasets.Dataset) []string {
+	return []string{param.Metres(ds, s.ExpDistance), param.Metres(ds, s.ModeDistance)}
 }
 
 // ReadStats reads the StatsHeader columns of row i.

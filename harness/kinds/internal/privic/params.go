@@ -6,6 +6,7 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 )
 
@@ -94,8 +95,10 @@ func (v Variant) Validate(key string) error {
 }
 
 // Protocol holds the settings both PRIVIC kinds share: data, schedule and
-// estimator settings. Per-city settings are tables keyed by city name so
-// that a spec can override one city and keep the other's default.
+// estimator settings. Per-dataset settings are tables keyed by dataset
+// name, with a "default" entry for the datasets without one of their
+// own; a spec's table is merged into the defaults, so that it can
+// override one dataset and keep the others'.
 type Protocol struct {
 	param.Data
 	Beta          harness.Sweep  `toml:"beta"`
@@ -118,28 +121,37 @@ type Protocol struct {
 	FinalBA       bool           `toml:"final_ba"`
 }
 
+// The schedule of a dataset that neither the paper nor the spec gives
+// one: the paper's schedule for Paris.
+const (
+	DefaultCycles         = 15
+	DefaultBAIterations   = 8
+	DefaultIBUIterations  = 10
+	DefaultGIBUIterations = 10
+)
+
 // DefaultProtocol is the paper's protocol: Paris 15 cycles of BA x 8 and
-// IBU x 10, San Francisco 8 cycles of BA x 5 and IBU x 5, 5 rounds,
-// batches of 10% of the check-ins.
+// IBU x 10, San Francisco 8 cycles of BA x 5 and IBU x 5 (the paper's
+// schedules, package paper), 5 rounds, batches of 10% of the check-ins.
 func DefaultProtocol(roundsPerJob int, betas ...float64) Protocol {
 	return Protocol{
 		RoundsPerJob:  roundsPerJob,
-		Data:          param.Data{Cities: []string{"paris", "sf"}, Rows: datasets.HeaderQuirk},
+		Data:          param.Data{Cities: param.Presets(), Rows: datasets.HeaderQuirk},
 		Beta:          harness.SweepOf(betas...),
 		Rounds:        5,
 		EMDReference:  EMDReferences(),
 		BatchFraction: 0.1,
 		BatchSize:     map[string]int{},
 		LaplaceEps:    2,
-		Cycles:        map[string]int{"paris": 15, "sf": 8},
-		BAIterations:  map[string]int{"paris": 8, "sf": 5},
-		IBUIterations: map[string]int{"paris": 10, "sf": 5},
+		Cycles:        paper.Schedule("cycles"),
+		BAIterations:  paper.Schedule("ba_iterations"),
+		IBUIterations: paper.Schedule("ibu_iterations"),
 		BADelta:       1e-6,
 		IBUDelta:      1e-6,
 		MaxIterations: 10000,
 		FinalGIBU:     true,
 		GIBUStart:     "previous",
-		GIBUIter:      map[string]int{"paris": 10, "sf": 5},
+		GIBUIter:      paper.Schedule("gibu_iterations"),
 		GIBUDelta:     1e-6,
 		FinalBA:       true,
 	}
@@ -171,7 +183,7 @@ func (p *Protocol) Validate() error {
 	if !(p.BatchFraction > 0 && p.BatchFraction <= 1) {
 		return fmt.Errorf("params.batch_fraction = %v: must be in (0, 1]", p.BatchFraction)
 	}
-	if err := param.PerCity("batch_size", p.BatchSize, param.IntsIn(1, 100000000)); err != nil {
+	if err := param.PerData(&p.Catalog, "batch_size", p.BatchSize, param.IntsIn(1, 100000000)); err != nil {
 		return err
 	}
 	if err := harness.PositiveFinite("laplace_eps", p.LaplaceEps); err != nil {
@@ -194,7 +206,7 @@ func (p *Protocol) Validate() error {
 	return harness.OneOf("gibu_start", p.GIBUStart, gibuStarts()...)
 }
 
-// validateSchedule checks the per-city schedule tables.
+// validateSchedule checks the per-dataset schedule tables.
 func (p *Protocol) validateSchedule() error {
 	for _, m := range []struct {
 		key string
@@ -206,10 +218,7 @@ func (p *Protocol) validateSchedule() error {
 		{"ibu_iterations", p.IBUIterations, 0},
 		{"gibu_iterations", p.GIBUIter, 0},
 	} {
-		if err := param.PerCity(m.key, m.m, param.IntsIn(m.min, 100000)); err != nil {
-			return err
-		}
-		if err := param.Covers(m.key, m.m, p.Cities); err != nil {
+		if err := param.PerData(&p.Catalog, m.key, m.m, param.IntsIn(m.min, 100000)); err != nil {
 			return err
 		}
 	}
@@ -228,13 +237,13 @@ type Schedule struct {
 	MaxIterations  int
 }
 
-// Schedule returns city's iteration plan.
+// Schedule returns a dataset's iteration plan.
 func (p *Protocol) Schedule(city string) Schedule {
 	return Schedule{
-		Cycles:         p.Cycles[city],
-		BAIterations:   p.BAIterations[city],
-		IBUIterations:  p.IBUIterations[city],
-		GIBUIterations: p.GIBUIter[city],
+		Cycles:         param.Get(p.Cycles, city, DefaultCycles),
+		BAIterations:   param.Get(p.BAIterations, city, DefaultBAIterations),
+		IBUIterations:  param.Get(p.IBUIterations, city, DefaultIBUIterations),
+		GIBUIterations: param.Get(p.GIBUIter, city, DefaultGIBUIterations),
 		BADelta:        p.BADelta,
 		IBUDelta:       p.IBUDelta,
 		GIBUDelta:      p.GIBUDelta,
@@ -257,3 +266,7 @@ func ListOf(key string, v, allowed []string) error {
 	}
 	return nil
 }
+
+// BatchSizeOf is the absolute batch size of a dataset (params.batch_size),
+// 0 when the batch is a fraction of its check-ins.
+func (p *Protocol) BatchSizeOf(city string) int { return param.Get(p.BatchSize, city, 0) }

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 )
 
 // Job is one planned job of a PRIVIC kind: the rounds of the variants
@@ -43,7 +44,11 @@ func Plan(p *Protocol, variants []Variant, perCycle bool) ([]harness.Work[*Job],
 	def := variants[0]
 	var jobs []harness.Work[*Job]
 	for _, city := range p.Cities {
-		pop, err := newPopulation(city, p.Rows, p.BatchFraction, p.BatchSize[city], betas)
+		ds, err := p.Dataset(city, p.Rows)
+		if err != nil {
+			return nil, fmt.Errorf("load %s: %w", city, err)
+		}
+		pop, err := newPopulation(ds, p.BatchFraction, p.BatchSizeOf(city), betas)
 		if err != nil {
 			return nil, err
 		}
@@ -119,9 +124,9 @@ func VariantHeader() []string {
 // final GIBU) and, for per-cycle jobs, emd_by_cycle and estimate.
 func Run(ctx context.Context, a *Job, rng *rand.Rand) ([]harness.Table, error) {
 	final := harness.NewTable("final_emd", append(VariantHeader(),
-		"emd_reference", "round", "cycles", "batch_size", "estimate", "emd", "gibu_iterations", "final_tight_eps")...)
+		"emd_reference", "round", "cycles", "batch_size", "estimate", "emd", "gibu_iterations", "final_tight_eps", "emd_m")...)
 	byCycle := harness.NewTable("emd_by_cycle", append(VariantHeader(),
-		"emd_reference", "round", "cycle", "emd", "batch_size", "ba_iterations", "ibu_iterations")...)
+		"emd_reference", "round", "cycle", "emd", "batch_size", "ba_iterations", "ibu_iterations", "emd_m")...)
 	est := harness.NewTable("estimate", append(VariantHeader(), "round", "estimate", "row", "col", "probability")...)
 	for _, r := range a.rounds {
 		trs, err := simulateGroup(ctx, rng, a.pop, a.cfg, a.variants)
@@ -149,9 +154,10 @@ func (a *Job) tabulate(final, byCycle *harness.Table, vc []string, round int, tr
 		if ref == "batch" {
 			last, gibu, vals = tr.Batch[tr.Cycles], tr.GIBUBatch, tr.Batch
 		}
-		final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "last-cycle", last, "", tr.FinalEps)
+		m := func(v float64) string { return param.Metres(a.pop.ds, v) }
+		final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "last-cycle", last, "", tr.FinalEps, m(last))
 		if tr.GIBU != nil {
-			final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "gibu", gibu, tr.GIBUIters, tr.FinalEps)
+			final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "gibu", gibu, tr.GIBUIters, tr.FinalEps, m(gibu))
 		}
 		if !a.cfg.PerCycle {
 			continue
@@ -161,7 +167,7 @@ func (a *Job) tabulate(final, byCycle *harness.Table, vc []string, round int, tr
 			if t == 0 {
 				n = 0
 			}
-			byCycle.Add(vc, ref, round, t, vals[t], n, tr.BAIters[t], tr.IBUIters[t])
+			byCycle.Add(vc, ref, round, t, vals[t], n, tr.BAIters[t], tr.IBUIters[t], m(vals[t]))
 		}
 	}
 }

@@ -30,6 +30,7 @@ func (l *lazy[T]) get(f func() (T, error)) (T, error) {
 // needs from it. Everything is read-only after construction except the
 // lazily computed fields, which are guarded by sync.Once.
 type population struct {
+	ds      *datasets.Dataset // read-only
 	name    string
 	grid    kernels.Grid
 	xs, ys  []float64   // cell coordinates (row, col)
@@ -49,13 +50,9 @@ type population struct {
 	first map[float64]*lazy[*kernels.Channel]
 }
 
-// newPopulation loads a city and prepares the shared state of its jobs.
-// The batch size is size when > 0, else floor(fraction * N).
-func newPopulation(city string, rows datasets.RowPolicy, fraction float64, size int, betas []float64) (*population, error) {
-	ds, err := datasets.Load(city, datasets.LoadOptions{Rows: rows})
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", city, err)
-	}
+// newPopulation prepares the shared state of a dataset's jobs. The batch
+// size is size when > 0, else floor(fraction * N).
+func newPopulation(ds *datasets.Dataset, fraction float64, size int, betas []float64) (*population, error) {
 	if size > 0 {
 		fraction = float64(size) / float64(ds.N)
 	}
@@ -76,6 +73,7 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 		return nil, err
 	}
 	p := &population{
+		ds:      ds,
 		name:    ds.Name,
 		grid:    ds.Grid,
 		prior:   ds.Prior(),
