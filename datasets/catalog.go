@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -20,7 +21,7 @@ import (
 	"privic/kernels"
 )
 
-// Catalog is the datasets a spec can name: the presets ("paris", "sf",
+// Catalog is the datasets a spec can name: the presets (paris and sf,
 // served from the embedded counts) and the datasets the spec declares in
 // [datasets.NAME] tables. NewCatalog reads and grids every declared
 // dataset once; Load then hands out the same read-only *Dataset to every
@@ -475,4 +476,18 @@ func loadSynthetic(name string, d *Decl) (*Dataset, error) {
 	}
 	ds.Read = ReadStats{Checkins: ds.N, Kept: ds.N}
 	return ds, nil
+}
+
+// WriteCellCounts writes ds's per-cell counts as a counts file: the
+// header "row,col,count", then every cell of the grid row-major (zeros
+// included) in the grid's absolute indexing. A dataset declared with
+// counts = that file and grid = [rows, cols] reads them back.
+func WriteCellCounts(w io.Writer, ds *Dataset) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintln(bw, "row,col,count")
+	for i, k := range ds.Counts {
+		r, c := ds.Grid.Abs(i)
+		fmt.Fprintf(bw, "%d,%d,%d\n", r, c, k)
+	}
+	return bw.Flush()
 }

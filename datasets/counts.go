@@ -41,7 +41,7 @@ func EmbeddedCounts(city string) ([]byte, error) {
 	return b, nil
 }
 
-// Load returns a paper city ("paris", "sf") from the embedded counts; it
+// Load returns a preset (paris or sf) from the embedded counts; it
 // does no file I/O. The counts file holds every line of the reference
 // grid-cell file and names its first line separately, so both row
 // policies are served from it.

@@ -100,3 +100,36 @@ func specDir(path string) string {
 	}
 	return filepath.Dir(abs)
 }
+
+// LoadData reads the datasets of the spec at path: its [datasets.NAME]
+// tables, checked as strictly as when the spec is run, made into r's
+// catalog. The rest of the file is not looked at, so a file of datasets
+// alone is fine (privic dataset inspects data this way).
+func (r *Registry) LoadData(path string) (Catalog, error) {
+	if r.data == nil {
+		return nil, fmt.Errorf("%s: this program reads no datasets", path)
+	}
+	data, err := readSpecFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var generic map[string]any
+	if _, err := toml.Decode(string(data), &generic); err != nil {
+		return nil, syntaxError(path, data, err)
+	}
+	var raw struct {
+		Datasets map[string]toml.Primitive `toml:"datasets"`
+	}
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, decodeError(path, err)
+	}
+	decls, err := r.decodeDecls(path, md, raw.Datasets)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKeys(md, "datasets", keyRoot{"datasets", 2, r.declType()}); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	return r.catalog(path, decls, specDir(path))
+}

@@ -28,8 +28,9 @@ type keyRoot struct {
 
 // checkKeys reports keys the decoder did not use (unknown keys) and keys
 // it matched only case-insensitively (the decoder's fallback, which would
-// make `Beta = 1` silently set beta).
-func checkKeys(md toml.MetaData, roots ...keyRoot) error {
+// make `Beta = 1` silently set beta). With only set, it checks only the
+// keys of that top-level table.
+func checkKeys(md toml.MetaData, only string, roots ...keyRoot) error {
 	rootOf := func(key toml.Key) *keyRoot {
 		for i := range roots {
 			if roots[i].typ != nil && key[0] == roots[i].name {
@@ -39,6 +40,9 @@ func checkKeys(md toml.MetaData, roots ...keyRoot) error {
 		return nil
 	}
 	for _, key := range md.Undecoded() {
+		if only != "" && key[0] != only {
+			continue
+		}
 		if root := rootOf(key); root != nil && len(key) > root.depth {
 			if _, fields := walkFields(root.typ, key[root.depth:len(key)-1]); fields != nil {
 				return unknownKey(key, fields)
@@ -49,6 +53,9 @@ func checkKeys(md toml.MetaData, roots ...keyRoot) error {
 		return fmt.Errorf("unknown key %s", key)
 	}
 	for _, key := range md.Keys() {
+		if only != "" && key[0] != only {
+			continue
+		}
 		var fields []string
 		if root := rootOf(key); root != nil {
 			if len(key) <= root.depth {

@@ -231,7 +231,7 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	if err := md.PrimitiveDecode(raw.Params, params); err != nil {
 		return nil, decodeError(path, err)
 	}
-	if err := checkKeys(md, keyRoot{"params", 1, reflect.TypeOf(params)}, keyRoot{"datasets", 2, r.declType()}); err != nil {
+	if err := checkKeys(md, "", keyRoot{"params", 1, reflect.TypeOf(params)}, keyRoot{"datasets", 2, r.declType()}); err != nil {
 		return nil, fail("%v", err)
 	}
 	cat, err := r.catalog(path, decls, dataDir)

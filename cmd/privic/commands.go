@@ -31,6 +31,8 @@ func flagsFor(name string, out io.Writer) *flag.FlagSet {
 		fs = (&listFlags{}).set()
 	case "merge":
 		fs = (&mergeFlags{}).set()
+	case "dataset":
+		fs = (&datasetFlags{}).set()
 	default:
 		return nil
 	}

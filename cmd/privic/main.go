@@ -34,6 +34,8 @@ func commands() []command {
 		{"validate", "[--mem-limit SIZE] SPEC...", "check specs (keys, values, plan, memory) without running them", cmdValidate},
 		{"list", "[--dir DIR]", "list the experiment kinds and the specs in DIR (default experiments)", cmdList},
 		{"merge", "[--out DIR] [-j N] [-q] SHARD_DIR...", "join the outputs of shard runs into DIR and finish them", cmdMerge},
+		{"dataset", "[--counts FILE] [--rows POLICY] SPEC [NAME...]",
+			"print the grids of a spec's datasets (cells, cell size, region, check-ins read/kept/dropped, densest cell, places) without running anything; --counts writes one dataset's per-cell counts", cmdDataset},
 		{"report", "[--out DIR]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests", cmdReport},
 		{"help", "[COMMAND]", "show help", nil},
 	}
