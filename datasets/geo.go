@@ -43,6 +43,9 @@ const LowerClosed Rule = BothClosed + 1
 type Frame struct {
 	Lat, Lon []float64 // descending edges, Rows()+1 and Cols()+1 of them
 	Rule     Rule
+	// dlat and dlon are the edges' spacing in frames laid by NewFrame
+	// (0 otherwise): Locate then starts from the band they give.
+	dlat, dlon float64
 	// Region is the box whose points the frame keeps. For frames made by
 	// NewFrame every point of the region falls in a cell; the presets'
 	// edges stop short of the box's maximum, as NumPy's arange does, so
@@ -87,7 +90,8 @@ func NewFrame(region Box, cell CellSpec) (*Frame, error) {
 	if rows*cols > maxFrameCells {
 		return nil, fmt.Errorf("region %v in cells of %s gives %.0f x %.0f cells, more than %d", region, cell, rows, cols, maxFrameCells)
 	}
-	f := &Frame{Lat: make([]float64, int(rows)+1), Lon: make([]float64, int(cols)+1), Rule: LowerClosed, Region: region}
+	f := &Frame{Lat: make([]float64, int(rows)+1), Lon: make([]float64, int(cols)+1), Rule: LowerClosed, Region: region,
+		dlat: dlat, dlon: dlon}
 	for k := range f.Lat {
 		f.Lat[k] = region.LatMax - float64(k)*dlat
 	}
@@ -146,9 +150,28 @@ func (f *Frame) Locate(lat, lon float64) (row, col int, ok bool) {
 	if !f.Region.Contains(lat, lon) {
 		return 0, 0, false
 	}
+	if f.dlat > 0 {
+		return uniformBand(f.Lat, lat, f.dlat), uniformBand(f.Lon, lon, f.dlon), true
+	}
 	row, okr := band(f.Lat, lat, f.Rule)
 	col, okc := band(f.Lon, lon, f.Rule)
 	return row, col, okr && okc
+}
+
+// uniformBand is band under the LowerClosed rule for edges e spaced by
+// step from e[0], for a value v the caller has checked lies in the
+// region: the band the spacing gives, moved to the edges' own verdict
+// (at most a step either way, for values within rounding of an edge).
+func uniformBand(e []float64, v, step float64) int {
+	n := len(e) - 1
+	i := min(max(int((e[0]-v)/step), 0), n-1)
+	for i > 0 && v >= e[i] {
+		i--
+	}
+	for i < n-1 && v < e[i+1] {
+		i++
+	}
+	return i
 }
 
 // band finds v among the descending edges e.
