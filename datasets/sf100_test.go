@@ -41,7 +41,7 @@ func TestSanFranciscoAt100m(t *testing.T) {
 	e2 := (2 - 1/invF) / invF
 	phi := (box.LatMin + box.LatMax) / 2 * math.Pi / 180
 	w := 1 - e2*math.Sin(phi)*math.Sin(phi)
-	mLat := a * (1 - e2) / math.Pow(w, 1.5) * math.Pi / 180 // meridional radius
+	mLat := a * (1 - e2) / math.Pow(w, 1.5) * math.Pi / 180  // meridional radius
 	mLon := a / math.Sqrt(w) * math.Cos(phi) * math.Pi / 180 // prime vertical radius times cos
 	band := func(off float64, n int) int {
 		for k := 0; k < n; k++ {
