@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sort"
+
+	"privic/kernels"
 )
 
 // The WGS 84 ellipsoid, on which GPS coordinates such as Gowalla's are
@@ -87,8 +89,9 @@ func NewFrame(region Box, cell CellSpec) (*Frame, error) {
 	}
 	rows := bands(region.LatMax-region.LatMin, dlat)
 	cols := bands(region.LonMax-region.LonMin, dlon)
-	if rows*cols > maxFrameCells {
-		return nil, fmt.Errorf("region %v in cells of %s gives %.0f x %.0f cells, more than %d", region, cell, rows, cols, maxFrameCells)
+	if rows*cols > kernels.MaxCells {
+		return nil, fmt.Errorf("region %v in cells of %s gives %.0f x %.0f cells, more than the %d a grid may have; give larger cells or a smaller bbox",
+			region, cell, rows, cols, kernels.MaxCells)
 	}
 	f := &Frame{Lat: make([]float64, int(rows)+1), Lon: make([]float64, int(cols)+1), Rule: LowerClosed, Region: region,
 		dlat: dlat, dlon: dlon}
@@ -100,11 +103,6 @@ func NewFrame(region Box, cell CellSpec) (*Frame, error) {
 	}
 	return f, nil
 }
-
-// maxFrameCells bounds a frame before anything is allocated for it; the
-// kernels' own limit (kernels.MaxCells) is lower and is checked when a
-// dataset's grid is made.
-const maxFrameCells = 1 << 26
 
 // bands is ceil(span/step), at least 1. A quotient within 1e-9 of an
 // integer is that integer, so that a region exactly k cells high is not
