@@ -376,3 +376,85 @@ func TestMineMechanisms(t *testing.T) {
 	}
 	checkFiles(t, dir, []string{"frontier-mine.png"}, nil)
 }
+
+// TestExampleSpecs loads every spec of experiments/examples and plans it.
+// The ones on raw Gowalla points read them from $PRIVIC_DATA, or from the
+// shared directory next to the module; without them they are skipped,
+// loudly.
+func TestExampleSpecs(t *testing.T) {
+	root := moduleRoot(t)
+	if os.Getenv(datasets.EnvData) == "" {
+		shared := filepath.Join(datasets.SharedDir(root), "datasets", "gowalla")
+		if _, err := os.Stat(filepath.Join(shared, datasets.CheckinsFile("sf"))); err == nil {
+			t.Setenv(datasets.EnvData, shared)
+		}
+	}
+	reg, err := kinds.Registry(kinds.All()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths, _ := filepath.Glob(filepath.Join(root, "experiments", "examples", "*.toml"))
+	if len(paths) < 5 {
+		t.Fatalf("%d example specs, want the 5 of experiments/README.md and more", len(paths))
+	}
+	for _, p := range paths {
+		body, _ := os.ReadFile(p)
+		if strings.Contains(string(body), "$PRIVIC_DATA") && os.Getenv(datasets.EnvData) == "" {
+			t.Logf("SKIPPING %s: it reads raw check-ins from $PRIVIC_DATA, which is not set, and ../shared is absent", filepath.Base(p))
+			continue
+		}
+		s, err := reg.Load(p)
+		if err != nil {
+			t.Errorf("%v", err)
+			continue
+		}
+		if _, err := s.Plan(); err != nil {
+			t.Errorf("%s: plan: %v", p, err)
+		}
+	}
+}
+
+// TestCountsDatasetIsThePreset: the Paris grid written as a counts file
+// (experiments/examples/data/paris-counts.csv, by privic dataset --counts)
+// and read back as a dataset of its own gives the preset's elastic
+// numbers, column for column (the metre columns aside: the file's cell_m
+// is 480, the preset's cells 479.6 m).
+func TestCountsDatasetIsThePreset(t *testing.T) {
+	root := moduleRoot(t)
+	reg, err := kinds.Registry(kinds.All()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := os.ReadFile(filepath.Join(root, "experiments", "examples", "counts.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(ex), "beta = [0.2, 0.6, 0.8, 1.0]", "beta = [0.6]", 1)
+	counts, err := reg.Parse(filepath.Join(root, "experiments", "examples", "counts.toml"), []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	preset, err := reg.Parse("elastic.toml", []byte("kind = \"elastic\"\n[params]\nbeta = [0.6]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if _, err := harness.Run(context.Background(), []*harness.Spec{counts, preset}, harness.RunOptions{Out: out, Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	a := readCSV(t, filepath.Join(out, "counts"), "location_stats")
+	b := readCSV(t, filepath.Join(out, "elastic"), "location_stats")
+	if len(a) != len(b) || len(a) == 0 {
+		t.Fatalf("%d and %d rows", len(a), len(b))
+	}
+	for i := range a {
+		for k, v := range b[i] {
+			if !strings.HasSuffix(k, "_m") && a[i][k] != v {
+				t.Errorf("row %d: %s = %s from the counts file, %s from the preset", i, k, a[i][k], v)
+			}
+		}
+		if m := num(t, a[i]["expected_distance_m"]); math.Abs(m-480*num(t, a[i]["expected_distance"])) > 1e-6 {
+			t.Errorf("row %d: expected_distance_m %v, want 480 m a cell", i, m)
+		}
+	}
+}
