@@ -166,23 +166,32 @@ func (c *Catalog) Fingerprint() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// PointsFile returns the path and format of a dataset's raw check-in
-// points: for a declared points dataset its file, for a preset the first
+// PointsSource is where a dataset's raw check-in points are: the file,
+// the path as the spec declares it (or the file for a preset), its format
+// and the region whose points the dataset keeps.
+type PointsSource struct {
+	Path, Declared string
+	Format         PointsFormat
+	Region         Box
+}
+
+// PointsFile returns where a dataset's raw check-in points are: for a
+// declared points dataset its file, for a preset the first
 // <city>_checkins.csv of dirs (see DataDirs). ok is false for counts and
 // synthetic datasets; err wraps ErrNoPoints when a preset's file is
 // nowhere to be found.
-func (c *Catalog) PointsFile(name string, dirs []string) (path string, f PointsFormat, region Box, ok bool, err error) {
+func (c *Catalog) PointsFile(name string, dirs []string) (src PointsSource, ok bool, err error) {
 	if c.IsPreset(name) {
 		city, _ := Lookup(name)
 		p, err := FindPoints(name, dirs)
-		return p, PointsFormat{Lat: ColumnAt(0), Lon: ColumnAt(1)}, city.Box, err == nil, err
+		return PointsSource{Path: p, Declared: p, Format: PointsFormat{Lat: ColumnAt(0), Lon: ColumnAt(1)}, Region: city.Box}, err == nil, err
 	}
 	d, known := c.decls[name]
 	if !known || d.Points == "" {
-		return "", PointsFormat{}, Box{}, false, nil
+		return PointsSource{}, false, nil
 	}
 	p, err := expandPath(d.Points, c.dir)
-	return p, d.pointsFormat(), c.data[name].Frame.Region, err == nil, err
+	return PointsSource{Path: p, Declared: d.Points, Format: d.pointsFormat(), Region: c.data[name].Frame.Region}, err == nil, err
 }
 
 // load reads and grids one declaration; it returns the dataset and the

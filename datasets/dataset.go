@@ -36,6 +36,20 @@ type Dataset struct {
 	Preset bool
 }
 
+// Occupancy counts the cells with at least one check-in and finds the
+// densest cell (the first of the densest, row-major).
+func (d *Dataset) Occupancy() (occupied, densest int) {
+	for i, c := range d.Counts {
+		if c > 0 {
+			occupied++
+		}
+		if c > d.Counts[densest] {
+			densest = i
+		}
+	}
+	return occupied, densest
+}
+
 // ReadStats counts what loading a dataset read.
 type ReadStats struct {
 	Rows      int // data rows (lines of a points or counts file) read

@@ -140,15 +140,7 @@ func describe(w io.Writer, ds *datasets.Dataset) {
 		line += fmt.Sprintf("; %d malformed lines skipped", rd.Malformed)
 	}
 	fmt.Fprintf(tw, "  check-ins\t%s\n", line)
-	occupied, best := 0, 0
-	for i, c := range ds.Counts {
-		if c > 0 {
-			occupied++
-		}
-		if c > ds.Counts[best] {
-			best = i
-		}
-	}
+	occupied, best := ds.Occupancy()
 	fmt.Fprintf(tw, "  occupied\t%d of %d cells (%s)\n", occupied, ds.Grid.Len(), harness.FormatPct(float64(occupied)/float64(ds.Grid.Len())))
 	r, c := ds.Grid.Abs(best)
 	dense := fmt.Sprintf("(%d, %d): %d check-ins (%s)", r, c, ds.Counts[best], harness.FormatPct(float64(ds.Counts[best])/float64(ds.N)))

@@ -56,15 +56,7 @@ func (def) EstimateBytes(j job) int64 { return 64*int64(j.ds.Grid.Len()) + (1 <<
 
 func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
 	ds := j.ds
-	occupied, best := 0, 0
-	for i, c := range ds.Counts {
-		if c > 0 {
-			occupied++
-		}
-		if c > ds.Counts[best] {
-			best = i
-		}
-	}
+	occupied, best := ds.Occupancy()
 	br, bc := ds.Grid.Abs(best)
 	t := harness.NewTable("grids", "city", "rows", "cols", "cells", "n_checkins", "occupied_cells",
 		"max_cell_row", "max_cell_col", "max_cell_share", "rows_policy",

@@ -14,6 +14,8 @@ import (
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/plots"
+
+	"gonum.org/v1/plot/vg"
 )
 
 //go:embed section.md.tmpl
@@ -168,6 +170,9 @@ func scatterFigures(p *params) (harness.Figures, []string, []harness.Skip, error
 			continue
 		}
 		fig, err := plots.ScatterPanels("Check-in locations", []plots.ScatterPanel{panel}, 0)
+		if err == nil {
+			err = atLeast(fig, 6.2*vg.Inch)
+		}
 		if err := figs.Add(file, fig, err); err != nil {
 			return nil, nil, nil, err
 		}
@@ -193,22 +198,22 @@ func points(p *params, c string) (lat, lon []float64, source string, err error) 
 		}
 		return lat, lon, source, nil
 	}
-	path, format, region, ok, err := p.Datasets().PointsFile(c, nil)
+	src, ok, err := p.Datasets().PointsFile(c, nil)
 	if err != nil || !ok {
 		return nil, nil, "", fmt.Errorf("%s has no check-in points (its data are per-cell counts or synthetic)", c)
 	}
-	fh, err := os.Open(path)
+	fh, err := os.Open(src.Path)
 	if err != nil {
 		return nil, nil, "", err
 	}
 	defer fh.Close()
-	_, err = datasets.ScanPoints(fh, path, format, func(a, b float64, w int) error {
-		if w > 0 && region.Contains(a, b) {
+	_, err = datasets.ScanPoints(fh, src.Path, src.Format, func(a, b float64, w int) error {
+		if w > 0 && src.Region.Contains(a, b) {
 			lat, lon = append(lat, a), append(lon, b)
 		}
 		return nil
 	})
-	return lat, lon, path, err
+	return lat, lon, src.Declared, err
 }
 
 // scatterPanel is the scatter of one dataset's points, thinned to
@@ -254,8 +259,10 @@ func densityFigures(p *params, colour string) (harness.Figures, error) {
 			paperPanels = append(paperPanels, panel)
 			continue
 		}
-		panel.Title += ", " + param.CellWords(ds)
-		fig, err := plots.Heatmaps("Density of the check-ins", []plots.GridMap{panel}, opt)
+		fig, err := plots.Heatmaps("Density of the check-ins, "+param.CellWords(ds), []plots.GridMap{panel}, opt)
+		if err == nil {
+			err = atLeast(fig, 6.2*vg.Inch)
+		}
 		if err := figs.Add(figureName(p, c, "fig6b", "density"), fig, err); err != nil {
 			return nil, err
 		}
@@ -300,6 +307,14 @@ func gridRows(p *params, out *harness.Output) ([][]string, error) {
 			rd.Str(i, "occupied_cells"), fmt.Sprintf("(%s, %s)", rd.Str(i, "max_cell_row"), rd.Str(i, "max_cell_col")), share, text})
 	}
 	return rows, rd.Err()
+}
+
+// atLeast widens a figure of one narrow panel so that its titles fit.
+func atLeast(fig *plots.Figure, w vg.Length) error {
+	if fw, h := fig.Size(); fw < w {
+		return fig.SetSize(w, h)
+	}
+	return nil
 }
 
 // thin keeps every k-th point so that at most max remain (max 0: all).
