@@ -1,7 +1,34 @@
 // Package datasets provides the check-in data of privic: readers for the
 // SNAP Gowalla file and the curated city subsets, the paper's grid
 // discretisation, per-cell counts embedded in the binary, synthetic
-// cities, and the island and adversarial-injection transforms of priors.
+// cities, the datasets a spec declares, and the island and
+// adversarial-injection transforms of priors.
+//
+// # Presets and declared datasets
+//
+// The paper's two datasets are the presets paris and sf (Cities, Load):
+// their grids, counts and named places (Paris's A and B) are fixed here.
+// Any other dataset is declared in a spec's [datasets.NAME] table, which
+// decodes into a Decl: check-in points of a CSV file (named or numbered
+// columns, an optional weight column) or a SNAP file, per-cell counts of a
+// grid, or a synthetic city; the region (bbox, default the points'
+// extent); the cells (cell_m metres or cell_deg degrees); named places,
+// by latitude and longitude or [row, col]. NewCatalog checks and grids
+// the declarations of a spec (ScanPoints streams each file in constant
+// memory, once with a bbox, twice without), and a Catalog serves them
+// beside the presets by exact name, with a Fingerprint of the
+// declarations and the SHA-256 of their files for the spec hash.
+//
+// Point data are gridded by a Frame laid from the region's north-east
+// corner (NewFrame): row 0 is the northern band and column 0 the eastern
+// band, as in the presets; rows = ceil(height / cell) and cols =
+// ceil(width / cell); a point on an interior edge belongs to the cell to
+// its north and east; the region's edges are inside. Cells of M metres
+// are measured on a local equirectangular projection at the region's
+// centre, with the WGS 84 ellipsoid's lengths of a degree there
+// (MetresPerDegree). Every Dataset records its cell size in metres
+// (CellM: for degree cells and the presets, the side of the square of
+// the mean cell's area), so that distances in cells convert to metres.
 //
 // # Data flow
 //
@@ -39,9 +66,10 @@
 //
 // # Raw points
 //
-// Only the check-in scatter (Fig. 6a) needs raw points. Points looks for
-// <city>_checkins.csv in $PRIVIC_DATA, then datasets/cache/ and
-// ../shared/datasets/gowalla relative to the module root; when none exists
+// Of the presets, only the check-in scatter (Fig. 6a) needs raw points.
+// Points looks for <city>_checkins.csv in $PRIVIC_DATA, then
+// datasets/cache/ and ../shared/datasets/gowalla relative to the module
+// root; when none exists
 // the error wraps ErrNoPoints and lists the places searched, so callers can
 // skip the figure and say why. `go run ./datasets/internal/fetchdata`
 // (./run.sh fetch-data) downloads the SNAP file, shows progress, and writes

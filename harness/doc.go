@@ -31,6 +31,16 @@
 // Versioned (invalidate stored results when the computation changes) and
 // Exclusive (jobs that must run alone, e.g. timings).
 //
+// # Datasets
+//
+// A spec may declare datasets in [datasets.NAME] tables. The harness
+// knows nothing of data: a Registry given a Data (WithData) decodes each
+// table strictly into a fresh declaration of the Data's, lets it make a
+// Catalog (relative paths resolve against the spec's directory, recorded
+// in the manifest for merges), mixes the catalog's Fingerprint into the
+// spec hash, and hands the catalog to parameters that implement DataUser
+// before validating them. LoadData reads the datasets of a file alone.
+//
 // # Sections
 //
 // A Section is a kind's part of the report: Markdown (rendered from the
