@@ -150,7 +150,12 @@ func describe(w io.Writer, ds *datasets.Dataset) {
 	}
 	fmt.Fprintf(tw, "  densest cell\t%s\n", dense)
 	for _, p := range ds.Places {
-		fmt.Fprintf(tw, "  place %s\t(%d, %d): %s\n", p.Name, p.Row, p.Col, p.About)
+		where := ""
+		if ds.Frame != nil {
+			lat, lon := ds.Frame.Centre(p.Row, p.Col)
+			where = fmt.Sprintf(", centre lat %.6f, lon %.6f", lat, lon)
+		}
+		fmt.Fprintf(tw, "  place %s\t(%d, %d)%s: %s\n", p.Name, p.Row, p.Col, where, p.About)
 	}
 }
 
