@@ -168,3 +168,58 @@ func TightEpsExp(ch *Channel, k float64) (float64, error) {
 	}
 	return k + maxLogRatio(in, invDistTable(in), logZ), nil
 }
+
+// maxLogRatioFast is maxLogRatio for large grids, exact, by branch and
+// bound: a pair at distance >= r contributes at most
+// max(lmax - l[x], l[x] - lmin) / r, so once a first pass over the eight
+// neighbours of every cell has found a candidate, each cell only scans
+// the windows (Chebyshev radius rho, doubled) until the pairs outside can
+// no longer beat the best ratio found (the pairs at Euclidean distance >=
+// rho+1). l must be finite.
+func maxLogRatioFast(g Grid, l []float64) float64 {
+	R, C := g.Rows, g.Cols
+	m := R * C
+	l = l[:m]
+	lmin, lmax := math.Inf(1), math.Inf(-1)
+	for _, v := range l {
+		lmin, lmax = min(lmin, v), max(lmax, v)
+	}
+	inv := invDistTable(g)
+	best := 0.0
+	scan := func(x, rho, done int) {
+		rx, cx := x/C, x%C
+		lx := l[x]
+		for ry := max(0, rx-rho); ry <= min(R-1, rx+rho); ry++ {
+			dr := abs(ry - rx)
+			irow := inv[dr*C : (dr+1)*C]
+			lrow := l[ry*C : (ry+1)*C]
+			for cy := max(0, cx-rho); cy <= min(C-1, cx+rho); cy++ {
+				dc := abs(cy - cx)
+				if max(dr, dc) <= done {
+					continue
+				}
+				if v := math.Abs(lx-lrow[cy]) * irow[dc]; v > best {
+					best = v
+				}
+			}
+		}
+	}
+	for x := range m {
+		scan(x, 1, 0)
+	}
+	for x := range m {
+		spread := max(lmax-l[x], l[x]-lmin)
+		done := 1
+		for rho := 2; ; rho *= 2 {
+			if float64(done+1)*best >= spread {
+				break // pairs outside the scanned window cannot do better
+			}
+			scan(x, rho, done)
+			done = rho
+			if rho >= max(R, C) {
+				break
+			}
+		}
+	}
+	return best
+}
