@@ -87,6 +87,7 @@ func newFFTConv(R, C int, kern func(dr, dc int) float64) *fftConv {
 	// grid's reach are never used by an output, and are set to zero.
 	n0, n1 := f.n0, f.n1
 	k := make([]float64, n0*n1)
+	var ss sumSquares
 	for dr := 0; dr < R; dr++ {
 		for dc := 0; dc < C; dc++ {
 			v := kern(dr, dc)
@@ -102,10 +103,10 @@ func newFFTConv(R, C int, kern func(dr, dc int) float64) *fftConv {
 				mult *= 2
 			}
 			f.knorm1 += mult * v
-			f.knorm2 += mult * v * v
+			ss.addN(v, mult)
 		}
 	}
-	f.knorm2 = math.Sqrt(f.knorm2)
+	f.knorm2 = ss.norm()
 	// The same transforms as a product, on an n0 x n1 input.
 	full := &fftConv{rows: n0, cols: n1, n0: n0, n1: n1, m: f.m, lg0: f.lg0, lgm: f.lgm,
 		rp: roundUp(n0, 4), w: f.w, twmRe: f.twmRe, twmIm: f.twmIm, tw0Re: f.tw0Re, tw0Im: f.tw0Im,
@@ -119,6 +120,47 @@ func newFFTConv(R, C int, kern func(dr, dc int) float64) *fftConv {
 	}
 	return f
 }
+
+// sumSquares accumulates a 2-norm without underflow or overflow: the sum
+// is scale^2 ssq (LAPACK's dlassq). The terms lost to underflow are below
+// 2^-1022 relative to the largest each, far below the margins the norms
+// are used with.
+type sumSquares struct{ scale, ssq float64 }
+
+// addN adds n copies of v^2.
+func (s *sumSquares) addN(v, n float64) {
+	v = math.Abs(v)
+	switch {
+	case v == 0:
+	case v > s.scale:
+		if s.scale > 0 {
+			r := s.scale / v
+			s.ssq = n + s.ssq*r*r
+		} else {
+			s.ssq = n
+		}
+		s.scale = v
+	default:
+		r := v / s.scale
+		s.ssq += n * r * r
+	}
+}
+
+// merge adds the squares of t.
+func (s *sumSquares) merge(t sumSquares) {
+	switch {
+	case t.scale == 0:
+	case t.scale > s.scale:
+		r := s.scale / t.scale
+		s.ssq = t.ssq + s.ssq*r*r
+		s.scale = t.scale
+	default:
+		r := t.scale / s.scale
+		s.ssq += t.ssq * r * r
+	}
+}
+
+func (s sumSquares) norm() float64 { return s.scale * math.Sqrt(s.ssq) }
 
 // twiddles returns e^{-2 pi i j/n} for j < count.
 func twiddles(n, count int) (re, im []float64) {

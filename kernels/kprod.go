@@ -41,9 +41,10 @@ type kprod struct {
 	tailMax func(rho int) float64
 	useFFT  bool
 
-	mu   sync.Mutex
-	full *fftConv
-	far  map[int]*fftConv // far kernels by radius
+	mu     sync.Mutex
+	full   *fftConv
+	far    map[int]*fftConv // far kernels by radius, at most maxFarPlans
+	farUse []int            // their radii, least recently used first
 	// farNorm1[rho], farNorm2[rho]: ||k||_1 and ||k||_2 of the kernel
 	// without its entries of Chebyshev radius <= rho (built on first use).
 	farNorm1, farNorm2 []float64
@@ -109,9 +110,32 @@ func (kp *kprod) farFFT(rho int) *fftConv {
 			return st.at(dr, dc)
 		})
 		kp.far[rho] = f
+		if len(kp.farUse) == maxFarPlans(f) {
+			delete(kp.far, kp.farUse[0])
+			kp.farUse = kp.farUse[1:]
+		}
+	} else {
+		for i, r := range kp.farUse {
+			if r == rho {
+				kp.farUse = append(kp.farUse[:i], kp.farUse[i+1:]...)
+				break
+			}
+		}
 	}
+	kp.farUse = append(kp.farUse, rho)
 	return f
 }
+
+// maxFarPlans bounds the far-kernel plans a kprod keeps: each holds the
+// kernel's transform, n0 (m+1) numbers, and together they stay within
+// 256 MiB (4 to 16 plans).
+func maxFarPlans(f *fftConv) int {
+	return max(4, min(16, (256<<20)/(8*f.n0*f.w)))
+}
+
+// nearRadii are the radii the near/far split may use: about a factor
+// sqrt(2) apart, so that few plans serve every product.
+var nearRadii = []int{1, 2, 3, 4, 6, 8, 11, 16, 23, 32, 45, 64, 91, 128, 181, 256, 362, 512, 724, 1024}
 
 // kprodSite is what a call site of kprod.prod remembers between products
 // (see kprod); the zero value starts with the full-kernel FFT.
@@ -133,7 +157,7 @@ type kprodWork struct {
 
 // kprodStats counts how entries were done (for tests and benchmarks).
 type kprodStats struct {
-	products, direct                    int
+	products, direct, sparse            int
 	full, nearOnly, nearFar, exact, fft int
 }
 
@@ -146,20 +170,23 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 		kp.direct(dst, v, w)
 		return
 	}
-	n1, n2 := 0.0, 0.0
-	for _, x := range v {
-		n1 += x
-		n2 += x * x
-	}
+	n1, n2 := vecNorms(v)
 	if n1 == 0 {
 		clear(dst)
 		return
 	}
-	// The norms are rounded sums of non-negative terms; inflating them by
-	// (1 + m u) makes them upper bounds.
-	infl := 1 + float64(m)*0x1p-52
-	n1 *= infl
-	n2 = math.Sqrt(n2*infl) * (1 + 0x1p-52)
+	// A sparse input is cheaper summed directly over its support.
+	nnz := 0
+	for _, x := range v {
+		if x != 0 {
+			nnz++
+		}
+	}
+	if nsAxpy*float64(m)*float64(nnz) < kp.fftCost() {
+		kp.sparse(dst, v)
+		w.stats.sparse++
+		return
+	}
 	w.near = grow(w.near, m)
 	w.far = grow(w.far, m)
 	w.unc = w.unc[:0]
@@ -189,7 +216,7 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 			w.unc = append(w.unc, int32(x))
 		}
 	}
-	first := true
+	first, levels := true, 0
 	for {
 		side := 2*rho + 1
 		if len(w.unc) > m/8 {
@@ -241,9 +268,11 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 		if len(w.unc) == 0 {
 			return
 		}
-		// Another level, or exact sums for the few left.
-		next := kp.chooseRadius(w.unc, dst, e, n1, n2, rho, w)
-		if next <= rho || float64(len(w.unc))*kp.exactCost() < kp.levelCost(next, len(w.unc)) {
+		// Another level (at most three, each at least twice as wide), or
+		// exact sums for the few left.
+		levels++
+		next := kp.chooseRadius(w.unc, dst, e, n1, n2, 2*rho-1, w)
+		if levels == 3 || next <= rho || float64(len(w.unc))*kp.exactCost() < kp.levelCost(next, len(w.unc)) {
 			break
 		}
 		rho = next
@@ -256,6 +285,49 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 		dst[x] = kp.exactSum(int(x), 2*rho, v, n1)
 	}
 	w.stats.exact += len(w.unc)
+}
+
+// sparse sets dst = K v by adding, for each non-zero v(y), the row of the
+// table that holds k(x, y) for all x of an output row: exact to rounding
+// like the direct product, in O(m) per non-zero.
+func (kp *kprod) sparse(dst, v []float64) {
+	st := kp.st
+	R, C, ts := st.rows, st.cols, st.ts
+	clear(dst)
+	for y, vy := range v {
+		if vy == 0 {
+			continue
+		}
+		ry, cy := y/C, y%C
+		for rx := 0; rx < R; rx++ {
+			base := (R-1+rx-ry)*ts + C - 1 - cy
+			axpyUnroll(vy, st.t[base:base+C], dst[rx*C:(rx+1)*C])
+		}
+	}
+}
+
+// vecNorms returns upper bounds of ||v||_1 and ||v||_2 for v >= 0: the
+// rounded sums inflated by (1 + m u), the squares scaled when they would
+// underflow or overflow.
+func vecNorms(v []float64) (n1, n2 float64) {
+	for _, x := range v {
+		n1 += x
+		n2 += x * x
+	}
+	if n1 == 0 {
+		return 0, 0
+	}
+	if !(n2 > 1e-250 && n2 < 1e250) {
+		var ss sumSquares
+		for _, x := range v {
+			ss.addN(x, 1)
+		}
+		n2 = ss.norm()
+	} else {
+		n2 = math.Sqrt(n2)
+	}
+	infl := 1 + float64(len(v))*0x1p-52
+	return n1 * infl, n2 * infl
 }
 
 // Costs in nanoseconds, measured on the development machine
@@ -334,16 +406,29 @@ func (kp *kprod) chooseRadius(unc []int32, est []float64, e, n1, n2 float64, min
 		}
 		need[a] += cnt
 	}
-	best, bestRho := math.Inf(1), minRho+1
+	best, bestRho := math.Inf(1), -1
 	left := len(unc)
-	for rho := minRho + 1; rho <= maxRho; rho++ {
-		left -= int(need[rho])
+	prev := minRho
+	for _, rho := range nearRadii {
+		if rho <= minRho {
+			continue
+		}
+		if rho > maxRho {
+			break
+		}
+		for r := prev + 1; r <= rho; r++ {
+			left -= int(need[r])
+		}
+		prev = rho
 		if c := kp.levelCost(rho, len(unc)) + float64(left)*kp.exactCost(); c < best {
 			best, bestRho = c, rho
 		}
 		if left == int(need[maxRho+1]) {
 			break // larger radii certify nothing more
 		}
+	}
+	if bestRho < 0 {
+		return minRho // no admissible radius: the caller stops
 	}
 	return bestRho
 }
@@ -367,7 +452,7 @@ func (kp *kprod) farNorms() (f1, f2 []float64) {
 		R, C := kp.rows, kp.cols
 		n := max(R, C)
 		ring1 := make([]float64, n+1)
-		ring2 := make([]float64, n+1)
+		ring2 := make([]sumSquares, n+1)
 		for dr := 0; dr < R; dr++ {
 			for dc := 0; dc < C; dc++ {
 				k := kp.st.at(dr, dc)
@@ -380,20 +465,22 @@ func (kp *kprod) farNorms() (f1, f2 []float64) {
 				}
 				r := max(dr, dc)
 				ring1[r] += mult * k
-				ring2[r] += mult * k * k
+				ring2[r].addN(k, mult)
 			}
 		}
 		// Summed from the outside in, so that small far norms keep their
 		// relative accuracy; then inflated to stay upper bounds.
 		f1, f2 = make([]float64, n+1), make([]float64, n+1)
+		var ss sumSquares
 		for r := n - 1; r >= 0; r-- {
 			f1[r] = f1[r+1] + ring1[r+1]
-			f2[r] = f2[r+1] + ring2[r+1]
+			ss.merge(ring2[r+1])
+			f2[r] = ss.norm()
 		}
 		infl := 1 + 4*float64(R*C)*0x1p-53
 		for r := range f1 {
 			f1[r] *= infl
-			f2[r] = math.Sqrt(f2[r] * infl)
+			f2[r] *= infl
 		}
 		kp.farNorm1, kp.farNorm2 = f1, f2
 	}
