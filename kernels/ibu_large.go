@@ -137,7 +137,13 @@ func (w *IBUWorkspace) ibuLogBA(theta []float64, b *BAChannel, q, start []float6
 		kp.lprod(lk, la, w.scratch)
 		any := false
 		for y, qy := range q[:m] {
-			if qy > 0 && lk[y] > negInf {
+			// den(y) = c(y) e^{lk(y)}; c cancels in the ratio unless it
+			// is zero (an output BA starved: the report is impossible).
+			possible := b.Marginal[y] > 0
+			if b.logDomain {
+				possible = b.logc[y] > negInf
+			}
+			if qy > 0 && lk[y] > negInf && possible {
 				lr[y] = log(qy) - lk[y]
 				any = true
 			} else {

@@ -101,26 +101,41 @@ func (s *factorSampler) sample(rng *rand.Rand, pr, pc, k int, out []int, sw *sam
 	}
 	g := s.g
 	R, C := g.Rows, g.Cols
+	// The window grows (the envelope B shrinks with it) until the far
+	// envelope's mass F is at most the window's N, so that a draw takes
+	// fewer than two trials on average, or until it covers the grid.
+	var near, far float64
+	var useOff bool
 	rho := s.rho
-	r0, r1 := max(0, pr-rho), min(R-1, pr+rho)
-	c0, c1 := max(0, pc-rho), min(C-1, pc+rho)
-	sw.w, sw.idx = sw.w[:0], sw.idx[:0]
-	near := 0.0
-	for ry := r0; ry <= r1; ry++ {
-		for cy := c0; cy <= c1; cy++ {
-			y := ry*C + cy
-			v := s.st.at(abs(ry-pr), abs(cy-pc))
-			if s.hasC {
-				v *= s.c[y]
+	for {
+		r0, r1 := max(0, pr-rho), min(R-1, pr+rho)
+		c0, c1 := max(0, pc-rho), min(C-1, pc+rho)
+		sw.w, sw.idx = sw.w[:0], sw.idx[:0]
+		near = 0
+		for ry := r0; ry <= r1; ry++ {
+			for cy := c0; cy <= c1; cy++ {
+				y := ry*C + cy
+				v := s.st.at(abs(ry-pr), abs(cy-pc))
+				if s.hasC {
+					v *= s.c[y]
+				}
+				sw.w = append(sw.w, v)
+				sw.idx = append(sw.idx, int32(y))
+				near += v
 			}
-			sw.w = append(sw.w, v)
-			sw.idx = append(sw.idx, int32(y))
-			near += v
 		}
-	}
-	far, useOff := s.cmax*s.offW, true
-	if b := s.kfar * s.csum; b < far {
-		far, useOff = b, false
+		if r0 == 0 && c0 == 0 && r1 == R-1 && c1 == C-1 {
+			far, useOff = 0, false
+			break
+		}
+		far, useOff = s.kfarAt(rho)*s.csum, false
+		if rho == s.rho && s.cmax*s.offW < far {
+			far, useOff = s.cmax*s.offW, true
+		}
+		if far <= near {
+			break
+		}
+		rho *= 2
 	}
 	if !(near+far > 0) {
 		return false
@@ -132,7 +147,7 @@ func (s *factorSampler) sample(rng *rand.Rand, pr, pc, k int, out []int, sw *sam
 				nNear++
 				break
 			}
-			if y, ok := s.proposeFar(rng, pr, pc, useOff); ok {
+			if y, ok := s.proposeFar(rng, pr, pc, rho, useOff); ok {
 				out[y]++
 				break
 			}
@@ -160,9 +175,19 @@ func (s *factorSampler) sample(rng *rand.Rand, pr, pc, k int, out []int, sw *sam
 	return true
 }
 
-// proposeFar makes one far proposal for the input at (pr, pc) and reports
-// the cell if it is accepted.
-func (s *factorSampler) proposeFar(rng *rand.Rand, pr, pc int, useOff bool) (int, bool) {
+// kfarAt is K at distance rho+1, the largest value outside the window of
+// radius rho.
+func (s *factorSampler) kfarAt(rho int) float64 {
+	if rho == s.rho {
+		return s.kfar
+	}
+	return math.Exp(-s.beta * float64(rho+1))
+}
+
+// proposeFar makes one far proposal for the input at (pr, pc), whose
+// window has radius rho, and reports the cell if it is accepted (the
+// offset envelope only serves the sampler's own radius).
+func (s *factorSampler) proposeFar(rng *rand.Rand, pr, pc, rho int, useOff bool) (int, bool) {
 	g := s.g
 	if useOff {
 		o := s.off.draw(rng)
@@ -187,10 +212,10 @@ func (s *factorSampler) proposeFar(rng *rand.Rand, pr, pc int, useOff bool) (int
 	y := s.cal.draw(rng)
 	ry, cy := y/g.Cols, y%g.Cols
 	dr, dc := abs(ry-pr), abs(cy-pc)
-	if max(dr, dc) <= s.rho {
+	if max(dr, dc) <= rho {
 		return 0, false
 	}
-	if rng.Float64()*s.kfar >= s.st.at(dr, dc) {
+	if rng.Float64()*s.kfarAt(rho) >= s.st.at(dr, dc) {
 		return 0, false
 	}
 	return y, true
