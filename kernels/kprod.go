@@ -128,10 +128,12 @@ func (kp *kprod) farFFT(rho int) *fftConv {
 
 // maxFarPlans bounds the far-kernel plans a kprod keeps: each holds the
 // kernel's transform, n0 (m+1) numbers, and together they stay within
-// 256 MiB (4 to 16 plans).
+// farPlanBudget bytes (4 to 16 plans).
 func maxFarPlans(f *fftConv) int {
-	return max(4, min(16, (256<<20)/(8*f.n0*f.w)))
+	return max(4, min(16, farPlanBudget/(8*f.n0*f.w)))
 }
+
+const farPlanBudget = 128 << 20
 
 // nearRadii are the radii the near/far split may use: about a factor
 // sqrt(2) apart, so that few plans serve every product.
