@@ -74,7 +74,7 @@ func maxFarPlansFor(R, C int) int {
 func BAMemory(g Grid) int64 {
 	m := int64(g.Len())
 	live := KernelMemory(g, false) + 8*(8*m+int64(g.Cols)) + 8*2*m // workspace, marginal and Z
-	live += 8*6*m + 12*2*m                                        // IBU or operator vectors, alias tables
+	live += 8*6*m + 12*2*m                                         // IBU or operator vectors, alias tables
 	return 2 * live
 }
 
