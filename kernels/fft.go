@@ -430,13 +430,25 @@ func colDIF(re, im []float64, n, vl, nz int, twRe, twIm []float64) {
 			}
 			h /= 2
 		}
-		for ; h >= 1; h /= 2 {
+		// Stages h and h/2 fused (radix 4), then a last radix-2 stage
+		// if one is left.
+		for ; h >= 2; h /= 4 {
 			step := n / (2 * h)
+			q := h / 2
 			for s := 0; s < n; s += 2 * h {
-				for i := 0; i < h; i++ {
-					a, b := (s+i)*vl, (s+i+h)*vl
-					butterflyDIF(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[i*step], twIm[i*step])
+				for i := 0; i < q; i++ {
+					o := [4]int{(s+i)*vl + j0, (s+i+q)*vl + j0, (s+i+h)*vl + j0, (s+i+h+q)*vl + j0}
+					wA := [2]float64{twRe[i*step], twIm[i*step]}
+					wB := [2]float64{twRe[(i+q)*step], twIm[(i+q)*step]}
+					wC := [2]float64{twRe[2*i*step], twIm[2*i*step]}
+					butterfly4DIF(re, im, o, j1-j0, wA, wB, wC)
 				}
+			}
+		}
+		if h == 1 {
+			for s := 0; s < n; s += 2 {
+				a, b := s*vl, (s+1)*vl
+				butterflyDIF(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[0], twIm[0])
 			}
 		}
 	}
@@ -454,6 +466,20 @@ func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
 		j1 := min(j0+strip, vl)
 		for h := 1; h < n; h *= 2 {
 			step := n / (2 * h)
+			if 4*h <= n && !(4*h == n && nout <= 2*h) {
+				// Stages h and 2h fused (radix 4).
+				for s := 0; s < n; s += 4 * h {
+					for i := 0; i < h; i++ {
+						o := [4]int{(s+i)*vl + j0, (s+i+h)*vl + j0, (s+i+2*h)*vl + j0, (s+i+3*h)*vl + j0}
+						wA := [2]float64{twRe[i*step], twIm[i*step]}
+						wB := [2]float64{twRe[i*step/2], twIm[i*step/2]}
+						wC := [2]float64{twRe[(i+h)*step/2], twIm[(i+h)*step/2]}
+						butterfly4DIT(re, im, o, j1-j0, wA, wB, wC)
+					}
+				}
+				h *= 2
+				continue
+			}
 			if 2*h == n && nout <= h {
 				for i := 0; i < nout; i++ {
 					a, b := i*vl, (i+h)*vl
@@ -475,6 +501,34 @@ func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
 			}
 		}
 	}
+}
+
+// butterfly4DIFGo is two radix-2 stages of colDIF on the rows at offsets
+// o (see radix4DIF).
+func butterfly4DIFGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
+	row := func(k int) ([]float64, []float64) { return re[o[k] : o[k]+n], im[o[k] : o[k]+n] }
+	x0r, x0i := row(0)
+	x1r, x1i := row(1)
+	x2r, x2i := row(2)
+	x3r, x3i := row(3)
+	butterflyDIFGo(x0r, x0i, x2r, x2i, wA[0], wA[1])
+	butterflyDIFGo(x1r, x1i, x3r, x3i, wB[0], wB[1])
+	butterflyDIFGo(x0r, x0i, x1r, x1i, wC[0], wC[1])
+	butterflyDIFGo(x2r, x2i, x3r, x3i, wC[0], wC[1])
+}
+
+// butterfly4DITGo is two radix-2 stages of colDIT on the rows at offsets
+// o (see radix4DIT).
+func butterfly4DITGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
+	row := func(k int) ([]float64, []float64) { return re[o[k] : o[k]+n], im[o[k] : o[k]+n] }
+	x0r, x0i := row(0)
+	x1r, x1i := row(1)
+	x2r, x2i := row(2)
+	x3r, x3i := row(3)
+	butterflyDITGo(x0r, x0i, x1r, x1i, wA[0], wA[1])
+	butterflyDITGo(x2r, x2i, x3r, x3i, wA[0], wA[1])
+	butterflyDITGo(x0r, x0i, x2r, x2i, wB[0], wB[1])
+	butterflyDITGo(x1r, x1i, x3r, x3i, wC[0], wC[1])
 }
 
 // butterflyDIFGo is the decimation-in-frequency butterfly on vectors with

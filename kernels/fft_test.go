@@ -37,6 +37,7 @@ func BenchmarkFFTConv(b *testing.B) {
 		dst := make([]float64, side*side)
 		sc := make([]float64, f.scratchLen())
 		b.Run(fmt.Sprint(side), func(b *testing.B) {
+			defer startCPU().report(b)
 			for b.Loop() {
 				f.prod(dst, v, sc)
 			}

@@ -151,7 +151,7 @@ type kprodSite struct {
 type kprodWork struct {
 	fft, near, far []float64
 	unc, next, all []int32
-	thr            []float64
+	thr, fir       []float64
 	need           []int32
 	stdScratch     []float64
 	stats          kprodStats
@@ -222,7 +222,7 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 	for {
 		side := 2*rho + 1
 		if len(w.unc) > m/8 {
-			kp.st.windowAll(w.near, v, rho)
+			kp.st.windowAll(w.near, v, rho, &w.fir)
 		} else {
 			for _, x := range w.unc {
 				w.near[x] = kp.st.windowSum(int(x), rho, v)
@@ -336,7 +336,7 @@ func vecNorms(v []float64) (n1, n2 float64) {
 // (BenchmarkKProd); they only steer the choices of prod, never its result.
 const (
 	nsFFT   = 0.6 // per point and stage of a product's transforms
-	nsAxpy  = 0.7 // per multiply-add of windowAll
+	nsAxpy  = 0.15 // per multiply-add of windowAll
 	nsDot   = 1.0 // per multiply-add of windowSum
 	nsExact = 0.5 // per cell of the grid, for one exactSum
 )
@@ -555,12 +555,20 @@ func (s *stencil) windowSum(x, rho int, v []float64) float64 {
 
 // windowAll sets dst[x] = windowSum(x, rho, v) for every cell: for each
 // output row, the input rows at distance d <= rho are folded (both share
-// the table row of d) and each column offset e is an axpy along the row.
-func (s *stencil) windowAll(dst, v []float64, rho int) {
+// the table row of d) and filtered along the row with the symmetric taps
+// k(d, 0..rho) (firSym). scratch is grown as needed.
+func (s *stencil) windowAll(dst, v []float64, rho int, scratch *[]float64) {
 	R, C := s.rows, s.cols
-	fold := make([]float64, C)
+	rho = min(rho, max(R, C))
+	n := roundUp(C, 8)
+	*scratch = grow(*scratch, n+(n+2*rho)+(rho+1))
+	buf := *scratch
+	acc := buf[:n]
+	fp := buf[n : n+n+2*rho]
+	taps := buf[2*n+2*rho : 2*n+3*rho+1]
+	clear(fp)
+	fold := fp[rho : rho+C]
 	for rx := 0; rx < R; rx++ {
-		acc := dst[rx*C : (rx+1)*C : (rx+1)*C]
 		clear(acc)
 		for d := 0; d <= min(rho, R-1); d++ {
 			up, down := rx-d, rx+d
@@ -579,14 +587,29 @@ func (s *stencil) windowAll(dst, v []float64, rho int) {
 			default:
 				continue
 			}
-			for e := 0; e <= min(rho, C-1); e++ {
-				k := s.at(d, e)
-				axpyUnroll(k, fold[e:], acc[:C-e])
-				if e > 0 {
-					axpyUnroll(k, fold[:C-e], acc[e:])
+			for e := range taps {
+				if e < C {
+					taps[e] = s.at(d, e)
+				} else {
+					taps[e] = 0
 				}
 			}
+			firSym(acc, fp, taps)
 		}
+		copy(dst[rx*C:(rx+1)*C], acc[:C])
+	}
+}
+
+// firSymGo is the portable firSym.
+func firSymGo(acc, fp, taps []float64) {
+	pad := len(taps) - 1
+	for j := range acc {
+		f := fp[j+pad:]
+		s := taps[0] * f[0]
+		for e := 1; e <= pad; e++ {
+			s += taps[e] * (fp[j+pad+e] + fp[j+pad-e])
+		}
+		acc[j] += s
 	}
 }
 

@@ -199,6 +199,41 @@ func TestFFTButterflies(t *testing.T) {
 	}
 }
 
+// TestFFTRadix4: a fused radix-4 pass equals the two radix-2 stages it
+// replaces bit for bit (so the error analysis of radix 2 covers it).
+func TestFFTRadix4(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	n := 12
+	for _, dif := range []bool{true, false} {
+		re, im := randVec(rng, 4*n), randVec(rng, 4*n)
+		re2, im2 := append([]float64(nil), re...), append([]float64(nil), im...)
+		var w [3][2]float64
+		for i := range w {
+			w[i][1], w[i][0] = math.Sincos(rng.Float64() * 2 * math.Pi)
+		}
+		o := [4]int{0, n, 2 * n, 3 * n}
+		row := func(p []float64, k int) []float64 { return p[k*n : (k+1)*n] }
+		if dif {
+			butterfly4DIF(re, im, o, n, w[0], w[1], w[2])
+			butterflyDIF(row(re2, 0), row(im2, 0), row(re2, 2), row(im2, 2), w[0][0], w[0][1])
+			butterflyDIF(row(re2, 1), row(im2, 1), row(re2, 3), row(im2, 3), w[1][0], w[1][1])
+			butterflyDIF(row(re2, 0), row(im2, 0), row(re2, 1), row(im2, 1), w[2][0], w[2][1])
+			butterflyDIF(row(re2, 2), row(im2, 2), row(re2, 3), row(im2, 3), w[2][0], w[2][1])
+		} else {
+			butterfly4DIT(re, im, o, n, w[0], w[1], w[2])
+			butterflyDIT(row(re2, 0), row(im2, 0), row(re2, 1), row(im2, 1), w[0][0], w[0][1])
+			butterflyDIT(row(re2, 2), row(im2, 2), row(re2, 3), row(im2, 3), w[0][0], w[0][1])
+			butterflyDIT(row(re2, 0), row(im2, 0), row(re2, 2), row(im2, 2), w[1][0], w[1][1])
+			butterflyDIT(row(re2, 1), row(im2, 1), row(re2, 3), row(im2, 3), w[2][0], w[2][1])
+		}
+		for i := range re {
+			if re[i] != re2[i] || im[i] != im2[i] {
+				t.Fatalf("dif=%v: entry %d: (%v, %v) fused, (%v, %v) in two stages", dif, i, re[i], im[i], re2[i], im2[i])
+			}
+		}
+	}
+}
+
 // TestKProdLogMatchesDirect: the windowed log-domain product of large grids
 // equals the stencil's O(m^2) one.
 func TestKProdLogMatchesDirect(t *testing.T) {
@@ -310,6 +345,27 @@ func BenchmarkKProd(b *testing.B) {
 					kp.st.prod(dst, v, sc)
 				}
 			})
+		}
+	}
+}
+
+// TestWindowAll: the filtered window sums of every cell equal the window
+// sums of single cells.
+func TestWindowAll(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	var scratch []float64
+	for _, sz := range [][2]int{{1, 1}, {3, 17}, {20, 9}, {33, 40}} {
+		R, C := sz[0], sz[1]
+		st := newStencil(R, C, 0.7, false)
+		v := randVec(rng, R*C)
+		got := make([]float64, R*C)
+		for _, rho := range []int{1, 2, 5, 16, 50} {
+			st.windowAll(got, v, rho, &scratch)
+			for x := range got {
+				if want := st.windowSum(x, rho, v); math.Abs(got[x]-want) > 1e-13*want {
+					t.Fatalf("%dx%d rho=%d: cell %d: %v, window sum %v", R, C, rho, x, got[x], want)
+				}
+			}
 		}
 	}
 }
