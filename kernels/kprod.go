@@ -335,10 +335,10 @@ func vecNorms(v []float64) (n1, n2 float64) {
 // Costs in nanoseconds, measured on the development machine
 // (BenchmarkKProd); they only steer the choices of prod, never its result.
 const (
-	nsFFT   = 0.6 // per point and stage of a product's transforms
+	nsFFT   = 0.6  // per point and stage of a product's transforms
 	nsAxpy  = 0.15 // per multiply-add of windowAll
-	nsDot   = 1.0 // per multiply-add of windowSum
-	nsExact = 0.5 // per cell of the grid, for one exactSum
+	nsDot   = 1.0  // per multiply-add of windowSum
+	nsExact = 0.5  // per cell of the grid, for one exactSum
 )
 
 func (kp *kprod) fftCost() float64 {
