@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -502,3 +503,81 @@ func plainLogIBU(b *BAChannel, q, start []float64, iters int) []float64 {
 	}
 	return theta
 }
+
+// TestOpErrors: bad arguments to the operators are refused with a one-line
+// error, never a panic.
+func TestOpErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	g, _ := NewGrid(4, 5)
+	m := g.Len()
+	b, _ := BA(g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
+	lap, _ := NewLaplaceOp(g, g.Widen(1), 1)
+	rr, _ := NewRROp(g, 1)
+	oneLine := func(name string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		} else if strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("%s: multi-line error %q", name, err)
+		}
+	}
+	for _, op := range []ChannelOp{b, lap, rr, b.Channel()} {
+		in, out := op.Grids()
+		name := fmt.Sprintf("%T", op)
+		oneLine(name+" apply short", op.Apply(make([]float64, in.Len()), make([]float64, out.Len()-1)))
+		oneLine(name+" apply dst", op.Apply(make([]float64, in.Len()+1), make([]float64, out.Len())))
+		neg := make([]float64, out.Len())
+		neg[1] = -1
+		oneLine(name+" apply negative", op.Apply(make([]float64, in.Len()), neg))
+		nan := make([]float64, in.Len())
+		nan[0] = math.NaN()
+		oneLine(name+" apply transpose NaN", op.ApplyT(make([]float64, out.Len()), nan))
+		oneLine(name+" sample nil rng", op.Sample(nil, 0, 1, make([]int, out.Len())))
+		oneLine(name+" sample cell", op.Sample(rng, in.Len(), 1, make([]int, out.Len())))
+		oneLine(name+" sample count", op.Sample(rng, 0, -1, make([]int, out.Len())))
+		oneLine(name+" sample out", op.Sample(rng, 0, 1, make([]int, out.Len()+2)))
+		_, err := ObfuscateOp(rng, make([]int, in.Len()+1), op)
+		oneLine(name+" obfuscate counts", err)
+		_, _, err = IBUOp(op, make([]float64, out.Len()), nil, IBUConfig{Iterations: 1})
+		oneLine(name+" ibu zero q", err)
+		_, err = MarginalOp([]float64{1}, op)
+		oneLine(name+" marginal prior", err)
+	}
+	var zero BAChannel
+	oneLine("zero BA apply", zero.Apply(nil, nil))
+	oneLine("zero BA sample", zero.Sample(rng, 0, 1, nil))
+	if _, err := zero.TightEpsilon(); err == nil {
+		t.Error("zero BA channel: tight eps without error")
+	}
+	var zl LaplaceOp
+	oneLine("zero LAP apply", zl.Apply(nil, nil))
+	_, err := NewLaplaceOp(g.Widen(1), g, 1)
+	oneLine("LAP output inside input", err)
+	_, err = NewLaplaceOp(g, g, math.NaN())
+	oneLine("LAP eps NaN", err)
+	_, err = NewRROp(g, 0)
+	oneLine("RR eps 0", err)
+	_, err = NewRROp(Grid{Rows: 0, Cols: 3}, 1)
+	oneLine("RR bad grid", err)
+	_, err = ObfuscateOp(rng, []int{1}, nil)
+	oneLine("obfuscate nil op", err)
+	_, _, err = GIBUOp(nil, nil, IBUConfig{Iterations: 1})
+	oneLine("gibu no batches", err)
+	_, _, err = GIBUOp([]OpBatch{{lap, make([]float64, lap.Out.Len())}, {}}, nil, IBUConfig{Iterations: 1})
+	oneLine("gibu nil op", err)
+	_, err = AvgDistortionOp(uniform(m), fakeOp{rr})
+	oneLine("metrics of an unknown operator", err)
+	big, _ := NewGrid(200, 200)
+	bb, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bb.Dense()
+	oneLine("dense 200x200 BA channel", err)
+	if bb.Channel() != nil {
+		t.Error("Channel materialised a 40,000-cell channel")
+	}
+}
+
+// fakeOp is an operator the package does not know.
+type fakeOp struct{ ChannelOp }
