@@ -503,32 +503,32 @@ func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
 	}
 }
 
+// rows4 returns the four rows at offsets o of the planes re, im.
+func rows4(re, im []float64, o [4]int, n int) (r, i [4][]float64) {
+	for k, off := range o {
+		r[k], i[k] = re[off:off+n], im[off:off+n]
+	}
+	return r, i
+}
+
 // butterfly4DIFGo is two radix-2 stages of colDIF on the rows at offsets
 // o (see radix4DIF).
 func butterfly4DIFGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
-	row := func(k int) ([]float64, []float64) { return re[o[k] : o[k]+n], im[o[k] : o[k]+n] }
-	x0r, x0i := row(0)
-	x1r, x1i := row(1)
-	x2r, x2i := row(2)
-	x3r, x3i := row(3)
-	butterflyDIFGo(x0r, x0i, x2r, x2i, wA[0], wA[1])
-	butterflyDIFGo(x1r, x1i, x3r, x3i, wB[0], wB[1])
-	butterflyDIFGo(x0r, x0i, x1r, x1i, wC[0], wC[1])
-	butterflyDIFGo(x2r, x2i, x3r, x3i, wC[0], wC[1])
+	r, i := rows4(re, im, o, n)
+	butterflyDIFGo(r[0], i[0], r[2], i[2], wA[0], wA[1])
+	butterflyDIFGo(r[1], i[1], r[3], i[3], wB[0], wB[1])
+	butterflyDIFGo(r[0], i[0], r[1], i[1], wC[0], wC[1])
+	butterflyDIFGo(r[2], i[2], r[3], i[3], wC[0], wC[1])
 }
 
 // butterfly4DITGo is two radix-2 stages of colDIT on the rows at offsets
 // o (see radix4DIT).
 func butterfly4DITGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
-	row := func(k int) ([]float64, []float64) { return re[o[k] : o[k]+n], im[o[k] : o[k]+n] }
-	x0r, x0i := row(0)
-	x1r, x1i := row(1)
-	x2r, x2i := row(2)
-	x3r, x3i := row(3)
-	butterflyDITGo(x0r, x0i, x1r, x1i, wA[0], wA[1])
-	butterflyDITGo(x2r, x2i, x3r, x3i, wA[0], wA[1])
-	butterflyDITGo(x0r, x0i, x2r, x2i, wB[0], wB[1])
-	butterflyDITGo(x1r, x1i, x3r, x3i, wC[0], wC[1])
+	r, i := rows4(re, im, o, n)
+	butterflyDITGo(r[0], i[0], r[1], i[1], wA[0], wA[1])
+	butterflyDITGo(r[2], i[2], r[3], i[3], wA[0], wA[1])
+	butterflyDITGo(r[0], i[0], r[2], i[2], wB[0], wB[1])
+	butterflyDITGo(r[1], i[1], r[3], i[3], wC[0], wC[1])
 }
 
 // butterflyDIFGo is the decimation-in-frequency butterfly on vectors with
