@@ -22,8 +22,19 @@ func (b *BAChannel) fac() *factored {
 
 // baLazy holds what a BAChannel builds on first use.
 type baLazy struct {
-	once sync.Once
-	fac  *factored
+	once      sync.Once
+	fac       *factored
+	denseOnce sync.Once
+	dense     *Channel
+}
+
+// smallDense implements smallDenser.
+func (b *BAChannel) smallDense() *Channel {
+	if b.check() != nil || b.kp.useFFT {
+		return nil
+	}
+	b.lazy.denseOnce.Do(func() { b.lazy.dense = b.Channel() })
+	return b.lazy.dense
 }
 
 func (b *BAChannel) check() error {

@@ -3,6 +3,7 @@ package kernels
 import (
 	"fmt"
 	"math/rand/v2"
+	"sync"
 )
 
 // LaplaceOp is the discrete planar Laplace mechanism (see Laplace) as a
@@ -16,6 +17,19 @@ type LaplaceOp struct {
 	In, Out Grid
 	Eps     float64
 	f       *factored
+
+	denseOnce sync.Once
+	dense     *Channel
+}
+
+// smallDense implements smallDenser: Laplace(In, Out, Eps) on grids below
+// fftMinCells cells.
+func (l *LaplaceOp) smallDense() *Channel {
+	if l.check() != nil || l.f.kp.useFFT {
+		return nil
+	}
+	l.denseOnce.Do(func() { l.dense, _ = Laplace(l.In, l.Out, l.Eps) })
+	return l.dense
 }
 
 // NewLaplaceOp builds the operator of the Laplace channel from in to out

@@ -23,6 +23,13 @@ import (
 //
 // Vectors are non-negative (distributions, counts, ratios of them); the
 // relative accuracy of the structured products rests on it.
+//
+// On grids below 1,024 cells (the paper's) the package-level functions
+// (ObfuscateOp, IBUOp, GIBUOp, MarginalOp and the metrics) hand a
+// structured operator's dense channel, built once, to the dense functions:
+// there the matrix is small, and the results are those of the dense path
+// bit for bit (the same draws for the same random source), whichever form
+// the caller holds.
 type ChannelOp interface {
 	// Grids returns the input and output grids.
 	Grids() (in, out Grid)
@@ -115,6 +122,25 @@ func (c *Channel) Sample(rng *rand.Rand, x, k int, out []int) error {
 // TightEpsilon implements ChannelOp with the brute force (see TightEps).
 func (c *Channel) TightEpsilon() (float64, error) { return TightEps(c) }
 
+// smallDenser is implemented by the structured operators: smallDense
+// returns their dense channel (built once) when their grids are below
+// fftMinCells cells, and nil otherwise.
+type smallDenser interface {
+	smallDense() *Channel
+}
+
+// denseOf returns the channel the dense functions should use for op, or
+// nil when op is to be used as an operator.
+func denseOf(op ChannelOp) *Channel {
+	switch c := op.(type) {
+	case *Channel:
+		return c
+	case smallDenser:
+		return c.smallDense()
+	}
+	return nil
+}
+
 // obfuscator is implemented by operators that draw all occupied cells at
 // once faster than cell by cell.
 type obfuscator interface {
@@ -134,7 +160,7 @@ func ObfuscateOp(rng *rand.Rand, counts []int, op ChannelOp) ([]int, error) {
 	if op == nil {
 		return nil, fmt.Errorf("obfuscate: channel is nil")
 	}
-	if ch, ok := op.(*Channel); ok {
+	if ch := denseOf(op); ch != nil {
 		return Obfuscate(rng, counts, ch)
 	}
 	in, out := op.Grids()
@@ -180,13 +206,14 @@ type OpBatch struct {
 // den(y) is below 1e-280 the ratios are scaled by the smallest one, so
 // that none overflows (the update does not depend on their scale).
 func IBUOp(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	switch c := op.(type) {
-	case *Channel:
-		return IBU(c, q, start, cfg)
-	case *BAChannel:
-		return c.IBU(q, start, cfg)
-	case nil:
+	if op == nil {
 		return nil, 0, fmt.Errorf("ibu: channel is nil")
+	}
+	if ch := denseOf(op); ch != nil {
+		return IBU(ch, q, start, cfg)
+	}
+	if b, ok := op.(*BAChannel); ok {
+		return b.IBU(q, start, cfg)
 	}
 	_, out := op.Grids()
 	if err := checkDist("ibu: report distribution q", q, out.Len()); err != nil {
@@ -196,12 +223,16 @@ func IBUOp(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, err
 }
 
 // GIBUOp is GIBU for channel operators (see GIBU and IBUOp). When every
-// batch is a *Channel it is GIBU.
+// batch has a dense form (a *Channel, or a small structured operator) it
+// is GIBU on those.
 func GIBUOp(batches []OpBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	dense := make([]Batch, len(batches))
 	for t, b := range batches {
-		ch, ok := b.Op.(*Channel)
-		if !ok {
+		var ch *Channel
+		if b.Op != nil {
+			ch = denseOf(b.Op)
+		}
+		if ch == nil {
 			dense = nil
 			break
 		}
@@ -315,6 +346,9 @@ func MarginalOp(prior []float64, op ChannelOp) ([]float64, error) {
 	if op == nil {
 		return nil, fmt.Errorf("marginal: channel is nil")
 	}
+	if ch := denseOf(op); ch != nil {
+		return Marginal(prior, ch)
+	}
 	in, out := op.Grids()
 	if err := checkDist("marginal: prior", prior, in.Len()); err != nil {
 		return nil, err
@@ -353,7 +387,7 @@ func metricsOp(name string, prior []float64, op ChannelOp) (opMetrics, error) {
 // *Channel the dense sum, on the structured operators a product with the
 // kernel d exp(-k d) (see their methods).
 func AvgDistortionOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch, ok := op.(*Channel); ok {
+	if ch := denseOf(op); ch != nil {
 		return AvgDistortion(prior, ch)
 	}
 	om, err := metricsOp("avg distortion", prior, op)
@@ -365,7 +399,7 @@ func AvgDistortionOp(prior []float64, op ChannelOp) (float64, error) {
 
 // MutualInformationOp is MutualInformation for any channel operator.
 func MutualInformationOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch, ok := op.(*Channel); ok {
+	if ch := denseOf(op); ch != nil {
 		return MutualInformation(prior, ch)
 	}
 	om, err := metricsOp("mutual information", prior, op)
@@ -379,7 +413,7 @@ func MutualInformationOp(prior []float64, op ChannelOp) (float64, error) {
 // (BayesError, a minimum over guesses of products with the distance
 // matrix, costs O(|Y| |X|^2) and is offered for dense channels only.)
 func BayesVulnerabilityOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch, ok := op.(*Channel); ok {
+	if ch := denseOf(op); ch != nil {
 		return BayesVulnerability(prior, ch)
 	}
 	om, err := metricsOp("bayes vulnerability", prior, op)

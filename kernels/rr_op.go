@@ -35,6 +35,27 @@ func NewRROp(g Grid, eps float64) (*RROp, error) {
 	return r, nil
 }
 
+// smallDense implements smallDenser: the matrix with p on the diagonal
+// and q elsewhere, for fewer than fftMinCells cells.
+func (r *RROp) smallDense() *Channel {
+	k := r.G.Len()
+	if k >= fftMinCells {
+		return nil
+	}
+	ch, err := NewChannel(r.G, r.G)
+	if err != nil {
+		return nil
+	}
+	for x := range k {
+		row := ch.Row(x)
+		for y := range row {
+			row[y] = r.q
+		}
+		row[x] = r.p
+	}
+	return ch
+}
+
 // Probabilities returns p and q.
 func (r *RROp) Probabilities() (p, q float64) { return r.p, r.q }
 
