@@ -151,8 +151,13 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	logDomain := forceLog || (wide && !large)
 	kp := ws.kprod(g, cfg.Beta, logDomain)
 	out := &BAChannel{Grid: g, Beta: cfg.Beta, kp: kp, lazy: &baLazy{}, logDomain: logDomain}
-	// One slab for all buffers: fewer allocations for one-off calls.
-	ws.buf = grow(ws.buf, 8*m+g.Cols)
+	// One slab for all buffers (with the direct product's scratch on small
+	// grids): fewer allocations for one-off calls.
+	sl := 0
+	if !kp.useFFT {
+		sl = kp.st.scratchLen()
+	}
+	ws.buf = grow(ws.buf, 8*m+g.Cols+sl)
 	buf := ws.buf
 	next := func(n int) []float64 {
 		b := buf[:n:n]
@@ -162,6 +167,10 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	ws.c, ws.cAlt, ws.z, ws.zAlt = next(m), next(m), next(m), next(m)
 	ws.iz, ws.izAlt, ws.w, ws.u = next(m), next(m), next(m), next(m)
 	ws.mx = next(g.Cols)
+	ws.kw.stdScratch = nil // never left aliasing an earlier slab
+	if sl > 0 {
+		ws.kw.stdScratch = next(sl)
+	}
 	if !logDomain {
 		if ws.iterate(out, prior, maxIter, converge, cfg.Delta, wide && large) {
 			return out, nil

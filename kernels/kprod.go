@@ -36,9 +36,7 @@ type kprod struct {
 	rows, cols int
 	beta       float64 // decay rate of the kernel (k = exp(-beta d) for BA and LAP)
 	st         *stencil
-	// tailMax(rho) bounds k(d) for d >= rho+1: the largest kernel entry
-	// outside the window of Chebyshev radius rho.
-	tailMax func(rho int) float64
+	distKernel bool // k = d exp(-beta d) instead of exp(-beta d)
 	useFFT  bool
 
 	mu     sync.Mutex
@@ -64,9 +62,7 @@ const fftMinCells = 1024
 func newKProd(rows, cols int, beta float64, withLog bool) *kprod {
 	kp := &kprod{rows: rows, cols: cols, beta: beta}
 	kp.st = newStencil(rows, cols, beta, withLog)
-	kp.tailMax = func(rho int) float64 { return math.Exp(-beta * float64(rho+1)) }
 	kp.useFFT = rows*cols >= fftMinCells
-	kp.far = map[int]*fftConv{}
 	return kp
 }
 
@@ -74,13 +70,22 @@ func newKProd(rows, cols int, beta float64, withLog bool) *kprod {
 // the expected distortion (largest at d = 1/beta).
 func newKProdDist(rows, cols int, beta float64) *kprod {
 	f := func(h float64) float64 { return h * math.Exp(-beta*h) }
-	kp := &kprod{rows: rows, cols: cols, beta: beta}
+	kp := &kprod{rows: rows, cols: cols, beta: beta, distKernel: true}
 	kp.st = buildStencil(rows, cols, f)
 	kp.st.beta = beta
-	kp.tailMax = func(rho int) float64 { return f(max(float64(rho+1), 1/beta)) }
 	kp.useFFT = rows*cols >= fftMinCells
-	kp.far = map[int]*fftConv{}
 	return kp
+}
+
+// tailMax bounds k(d) for d >= rho+1: the largest kernel entry outside the
+// window of Chebyshev radius rho.
+func (kp *kprod) tailMax(rho int) float64 {
+	d := float64(rho + 1)
+	if kp.distKernel {
+		d = max(d, 1/kp.beta) // d exp(-beta d) is largest at 1/beta
+		return d * math.Exp(-kp.beta*d)
+	}
+	return math.Exp(-kp.beta * d)
 }
 
 func (kp *kprod) len() int { return kp.rows * kp.cols }
@@ -102,6 +107,9 @@ func (kp *kprod) farFFT(rho int) *fftConv {
 	defer kp.mu.Unlock()
 	f := kp.far[rho]
 	if f == nil {
+		if kp.far == nil {
+			kp.far = map[int]*fftConv{}
+		}
 		st := kp.st
 		f = newFFTConv(kp.rows, kp.cols, func(dr, dc int) float64 {
 			if max(dr, dc) <= rho {
@@ -435,10 +443,22 @@ func (kp *kprod) chooseRadius(unc []int32, est []float64, e, n1, n2 float64, min
 	return bestRho
 }
 
-// adaptRadius sets the radius the next product at site starts with: the
-// one chooseRadius picks for all entries given this product's final
-// values (exact to certTol, so e = 0).
+// adaptRadius sets how the next product at site starts, from this
+// product's final values y (exact to certTol, so e = 0): with the
+// full-kernel FFT if its bound would have certified three quarters of the
+// entries, else with the radius chooseRadius picks for all of them.
 func (kp *kprod) adaptRadius(site *kprodSite, y []float64, n1, n2 float64, w *kprodWork) {
+	thr := kp.fullFFT().errBound(n1, n2) * (1 + 1/certTol)
+	left := 0
+	for _, v := range y {
+		if !(v >= thr) {
+			left++
+		}
+	}
+	if left <= len(y)/4 {
+		site.near = false
+		return
+	}
 	w.all = w.all[:0]
 	for x := range y {
 		w.all = append(w.all, int32(x))
