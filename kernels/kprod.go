@@ -37,7 +37,7 @@ type kprod struct {
 	beta       float64 // decay rate of the kernel (k = exp(-beta d) for BA and LAP)
 	st         *stencil
 	distKernel bool // k = d exp(-beta d) instead of exp(-beta d)
-	useFFT  bool
+	useFFT     bool
 
 	mu     sync.Mutex
 	full   *fftConv
