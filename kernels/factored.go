@@ -233,9 +233,35 @@ func (f *factored) tightEps() float64 {
 		lz[x] = log(v)
 	}
 	if f.kp.useFFT {
-		return f.beta + maxLogRatioFast(f.in, lz)
+		return f.beta + certifiedMaxLogRatio(f.in, lz, f.exactLogZ, func() []float64 {
+			all := make([]float64, len(f.z))
+			for x := range all {
+				all[x] = f.exactLogZ(x)
+			}
+			return all
+		})
 	}
 	return f.beta + maxLogRatio(f.in, invDistTable(f.in), lz)
+}
+
+// exactLogZ returns ln Z(x) summed directly over the output grid.
+func (f *factored) exactLogZ(x int) float64 {
+	o := f.idx(x)
+	all := max(f.out.Rows, f.out.Cols)
+	if f.c != nil {
+		return log(f.kp.st.windowSum(o, all, f.c))
+	}
+	// c = 1: the window sum of ones.
+	st := f.kp.st
+	R, C := st.rows, st.cols
+	rx, cx := o/C, o%C
+	s := 0.0
+	for ry := range R {
+		for cy := range C {
+			s += st.at(abs(ry-rx), abs(cy-cx))
+		}
+	}
+	return log(s)
 }
 
 var errLogMetrics = fmt.Errorf("not available for a channel iterated in the log domain on a large grid")
