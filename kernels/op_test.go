@@ -625,3 +625,54 @@ func TestOpsSmallAreDense(t *testing.T) {
 		}
 	}
 }
+
+// TestOpsConcurrent: one BA channel and one LAP operator on a large grid
+// serve several goroutines at once (run with -race), with the results of
+// a single goroutine.
+func TestOpsConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(87, 88))
+	g, _ := NewGrid(32, 40)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	b, _ := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	lap, _ := NewLaplaceOp(g, g.Widen(2), 0.9)
+	for _, op := range []ChannelOp{b, lap} {
+		in, out := op.Grids()
+		v := islandVec(rng, out.Rows, out.Cols)
+		want := make([]float64, in.Len())
+		if err := op.Apply(want, v); err != nil {
+			t.Fatal(err)
+		}
+		wantEps, _ := op.TightEpsilon()
+		errs := make(chan error, 4)
+		for k := range 4 {
+			go func() {
+				got := make([]float64, in.Len())
+				for range 3 {
+					if err := op.Apply(got, v); err != nil {
+						errs <- err
+						return
+					}
+					if i := closeVec(got, want, 1e-9); i >= 0 {
+						errs <- fmt.Errorf("%T: entry %d: %v, alone %v", op, i, got[i], want[i])
+						return
+					}
+					if e, _ := op.TightEpsilon(); e != wantEps {
+						errs <- fmt.Errorf("%T: tight eps %v, alone %v", op, e, wantEps)
+						return
+					}
+					rep := make([]int, out.Len())
+					if err := op.Sample(rand.New(rand.NewPCG(uint64(k), 1)), 3, 100, rep); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}
