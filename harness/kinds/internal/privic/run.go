@@ -118,7 +118,7 @@ func EstimateBytes(a *Job) int64 {
 		return chans*(m*m*8+16*m) + 2*m*m*8 + cells + 64*m*8 + emd
 	}
 	perChan := 8*2*m + 12*2*m + 8*2*m // c and Z; alias tables; reports and q
-	states := chans * 8 * 2 * m        // theta and mu per state
+	states := chans * 8 * 2 * m       // theta and mu per state
 	live := kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, g) + 2*(chans*perChan+states) + emd + cells
 	return live
 }

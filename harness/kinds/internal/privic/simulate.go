@@ -45,7 +45,7 @@ type population struct {
 	// partitions is how many disjoint batches of that size the data holds.
 	batch, partitions int
 
-	emd0  lazy[float64]            // EMD(uniform, pi): cycle 0
+	emd0  lazy[float64]           // EMD(uniform, pi): cycle 0
 	lap   lazy[kernels.ChannelOp] // LAP on the base grid (first cycle, reference code)
 	first map[float64]*lazy[kernels.ChannelOp]
 }
@@ -293,8 +293,8 @@ type state struct {
 	theta      []float64
 	mu         []float64         // the IBU estimate theta was made from (trace)
 	hist       []kernels.OpBatch // (C_t, reports_t) of every cycle so far
-	weight     float64         // check-ins summarised by theta
-	pop, batch float64         // EMD to pi and to the cycle's batch
+	weight     float64           // check-ins summarised by theta
+	pop, batch float64           // EMD to pi and to the cycle's batch
 	baIters    int
 	ibuIters   int
 }
