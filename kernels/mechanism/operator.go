@@ -120,6 +120,34 @@ func MeasureOp(prior []float64, op kernels.ChannelOp) (m Metrics, skipped []stri
 	return m, skipped, nil
 }
 
+// BayesErrorMaxOps bounds the work of a Bayes error on the dense channel
+// (|Y| |X|^2 multiply-adds, about 10 s): MeasureOpOf computes it up to
+// there and leaves it out above.
+const BayesErrorMaxOps = 1e10
+
+// MeasureOpOf is MeasureOp for the operator that mechanism m built at
+// parameter p, with the Bayes error, genuinely dense, computed on m's
+// dense channel (kernels.BayesError) where its O(|Y| |X|^2) work stays
+// within BayesErrorMaxOps.
+func MeasureOpOf(m Operator, p float64, prior []float64, op kernels.ChannelOp) (Metrics, []string, error) {
+	met, skipped, err := MeasureOp(prior, op)
+	if err != nil {
+		return met, nil, err
+	}
+	in, out := op.Grids()
+	if float64(out.Len())*float64(in.Len())*float64(in.Len()) > BayesErrorMaxOps {
+		return met, skipped, nil
+	}
+	ch, err := m.Channel(in, out, prior, p)
+	if err != nil {
+		return met, nil, fmt.Errorf("measure: %w", err)
+	}
+	if met.BayesError, err = kernels.BayesError(prior, ch); err != nil {
+		return met, nil, fmt.Errorf("measure: %w", err)
+	}
+	return met, skipped[:len(skipped)-1], nil
+}
+
 // IdentificationOp is Identification for a channel operator: the
 // columns C e_y one at a time (O(|X| |Y|) time, O(|X| + |Y|) memory).
 func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {

@@ -11,6 +11,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
 	"privic/kernels"
+	"privic/kernels/mechanism"
 	"privic/plots"
 )
 
@@ -100,8 +101,9 @@ func unmeasured(p *params, cells []*cell) []harness.Skip {
 			v    float64
 			why  string
 		}{
-			{"bayes_error", c.bayes, "the Bayes error is a minimum over guesses for every report, O(|Y| |X|^2), dense by nature: not computed on the structured channels of grids of %d cells or more"},
-			{"tight_epsilon", c.eps, "the exact tight epsilon of this structured channel is a brute force over pairs of inputs, too large on grids of %d cells or more (it is at most the mechanism's claim)"},
+			{"bayes_error", c.bayes, fmt.Sprintf("the Bayes error is a minimum over guesses for every report, O(|Y| |X|^2) = %.3g operations at most on the dense channel: not computed above that on the structured channels (grids of %d cells or more)",
+				mechanism.BayesErrorMaxOps, kernels.DenseOpCells)},
+			{"tight_epsilon", c.eps, "the exact tight epsilon of this structured channel is a brute force over pairs of inputs, too large at this size (it is at most the mechanism's claim)"},
 		} {
 			key := c.city + "\x00" + c.mech + "\x00" + q.name
 			if !math.IsNaN(q.v) || seen[key] {
@@ -110,7 +112,7 @@ func unmeasured(p *params, cells []*cell) []harness.Skip {
 			seen[key] = true
 			out = append(out, harness.Skip{
 				Figure: fmt.Sprintf("frontier.csv %s (%s, %s)", q.name, c.city, c.mech),
-				Reason: fmt.Sprintf(q.why, kernels.DenseOpCells),
+				Reason: q.why,
 			})
 		}
 	}

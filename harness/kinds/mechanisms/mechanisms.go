@@ -256,9 +256,10 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 	var err error
 	if s.ops {
 		// The metrics the operator cannot give at this size (the Bayes
-		// error, dense by nature) are NaN; Finish lists them as skipped.
+		// error, dense by nature, above mechanism.BayesErrorMaxOps) are
+		// NaN; Finish lists them as skipped.
 		ch = res.Op
-		met, _, err = mechanism.MeasureOp(prior, ch)
+		met, _, err = mechanism.MeasureOpOf(s.m.(mechanism.Operator), res.Param, prior, ch)
 	} else {
 		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
 	}
