@@ -92,10 +92,9 @@ func ReadStats(rd *harness.Reader, i int) LocStats {
 // marginal and the MAP adversary's guess for every output, shared by the
 // locations measured on it. A channel the kernels use in dense form
 // (kernels.DenseOf: any dense channel, or a structured one on a grid
-// below 1,024 cells) is read from its matrix; a structured operator on a
-// larger grid is never materialised: its rows come from C^T e_x and the
-// guesses from its columns C e_y, one at a time, in O(|X| |Y|) time and
-// O(|X| + |Y|) memory.
+// below kernels.DenseOpCells cells) is read from its matrix; a structured
+// operator on a larger grid is never materialised: its rows come from
+// C^T e_x and the guesses from kernels.MAPGuessOp.
 type View struct {
 	op    kernels.ChannelOp
 	dense *kernels.Channel // nil: use op
@@ -121,7 +120,7 @@ func NewView(prior []float64, op kernels.ChannelOp) (*View, error) {
 		return v, nil
 	}
 	var err error
-	if v.q, v.arg, err = mapGuessOp(prior, op); err != nil {
+	if v.q, v.arg, err = kernels.MAPGuessOp(prior, op); err != nil {
 		return nil, err
 	}
 	return v, nil
@@ -245,35 +244,6 @@ func mapGuess(prior []float64, ch *kernels.Channel) (q []float64, arg []int) {
 		}
 	}
 	return q, arg
-}
-
-// mapGuessOp is mapGuess from the columns of an operator, C e_y, one at
-// a time (the same sums and ties, in the same order).
-func mapGuessOp(prior []float64, op kernels.ChannelOp) (q []float64, arg []int, err error) {
-	in, out := op.Grids()
-	m, n := in.Len(), out.Len()
-	q = make([]float64, n)
-	arg = make([]int, n)
-	e := make([]float64, n)
-	col := make([]float64, m)
-	for j := range n {
-		e[j] = 1
-		err := op.Apply(col, e)
-		e[j] = 0
-		if err != nil {
-			return nil, nil, fmt.Errorf("column %d: %w", j, err)
-		}
-		best := -1.0
-		arg[j] = -1
-		for i, c := range col {
-			v := prior[i] * c
-			q[j] += v
-			if v > best {
-				best, arg[j] = v, i
-			}
-		}
-	}
-	return q, arg, nil
 }
 
 // CellProb is the probability of one report cell (absolute row, col).
