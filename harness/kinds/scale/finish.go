@@ -18,6 +18,7 @@ type point struct {
 	side, cells  int
 	status       string
 	seconds, rss float64 // NaN when not measured
+	load         float64 // NaN when not known
 }
 
 // fit is one kernel's summary (a row of slopes.csv).
@@ -75,19 +76,22 @@ func nanCell(v float64) string {
 }
 
 func readPoints(t *harness.Table) ([]point, error) {
-	rd, err := t.Reader("kernel", "side", "cells", "status", "median_seconds", "peak_rss_bytes")
+	rd, err := t.Reader("kernel", "side", "cells", "status", "median_seconds", "peak_rss_bytes", "load_average")
 	if err != nil {
 		return nil, err
 	}
 	var pts []point
 	for i := range t.Rows {
 		pt := point{kernel: rd.Str(i, "kernel"), side: rd.Int(i, "side"), cells: rd.Int(i, "cells"), status: rd.Str(i, "status"),
-			seconds: math.NaN(), rss: math.NaN()}
+			seconds: math.NaN(), rss: math.NaN(), load: math.NaN()}
 		if rd.Str(i, "median_seconds") != "" {
 			pt.seconds = rd.Float(i, "median_seconds")
 		}
 		if rd.Str(i, "peak_rss_bytes") != "" {
 			pt.rss = rd.Float(i, "peak_rss_bytes")
+		}
+		if rd.Str(i, "load_average") != "" {
+			pt.load = rd.Float(i, "load_average")
 		}
 		pts = append(pts, pt)
 	}
@@ -215,6 +219,7 @@ var templates embed.FS
 
 type sectionData struct {
 	Machine, Budget string
+	Load            string // the range of the load averages
 	Repeats         int
 	FitMin          int
 	Drawn           bool
@@ -228,6 +233,16 @@ func section(p *params, pts []point, fits []fit, figs harness.Figures) (string, 
 		Budget:  fmtSeconds(p.BudgetSeconds), Repeats: p.Repeats, FitMin: p.FitMinCells, Drawn: p.HotspotsDir == "", Figures: figs,
 	}
 	sig := harness.FormatSig
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, pt := range pts {
+		if !math.IsNaN(pt.load) {
+			lo, hi = min(lo, pt.load), max(hi, pt.load)
+		}
+	}
+	d.Load = "not known"
+	if lo <= hi {
+		d.Load = "from " + sig(lo, 3) + " to " + sig(hi, 3) + " here"
+	}
 	for _, k := range p.Kernels {
 		for _, pt := range of(pts, k) {
 			t, mem := "-", "-"

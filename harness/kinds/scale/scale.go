@@ -157,12 +157,13 @@ func (def) EstimateCost(j job) float64 { return float64(j.side) * float64(j.side
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
 	p := j.p
 	r := request{Kernel: j.kernel, Side: j.side, Budget: p.BudgetSeconds, Repeats: p.Repeats, Hotspots: hotspotsFile(p.HotspotsDir, j.side)}
+	load := loadAverage()
 	res, rss, how, err := runProbe(ctx, r)
 	if err != nil {
 		return nil, err
 	}
 	t := harness.NewTable("scale", "kernel", "side", "cells", "status", "runs", "median_seconds", "min_seconds",
-		"setup_seconds", "peak_rss_bytes", "probe", "city")
+		"setup_seconds", "peak_rss_bytes", "probe", "city", "load_average")
 	med, fastest := "", ""
 	if len(res.Seconds) > 0 {
 		s := slices.Clone(res.Seconds)
@@ -177,7 +178,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	if r.Hotspots != "" {
 		src = "file"
 	}
-	t.Add(j.kernel, j.side, j.side*j.side, res.Status, len(res.Seconds), med, fastest, res.SetupSeconds, rssCell, how, src)
+	t.Add(j.kernel, j.side, j.side*j.side, res.Status, len(res.Seconds), med, fastest, res.SetupSeconds, rssCell, how, src, load)
 	return []harness.Table{*t}, nil
 }
 
@@ -229,6 +230,20 @@ func execProbe(ctx context.Context, exe string, r request) (result, int64, error
 		return result{Status: "failed: " + why}, rss, nil
 	}
 	return res, rss, nil
+}
+
+// loadAverage is the machine's load average over the last minute when
+// the probe starts ("" where /proc/loadavg does not exist): other
+// processes competing for the cores slow the kernels down.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	if f := strings.Fields(string(b)); len(f) > 0 {
+		return f[0]
+	}
+	return ""
 }
 
 // oneLine keeps the first line of s.
