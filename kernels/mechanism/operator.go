@@ -149,7 +149,9 @@ func MeasureOpOf(m Operator, p float64, prior []float64, op kernels.ChannelOp) (
 }
 
 // IdentificationOp is Identification for a channel operator: the
-// columns C e_y one at a time (O(|X| |Y|) time, O(|X| + |Y|) memory).
+// columns C e_y one at a time (from the operator's Column method when it
+// has one, as PlanarOp does), O(|X| |Y|) time at best and O(|X| + |Y|)
+// memory.
 func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {
 	if op == nil {
 		return 0, 0, fmt.Errorf("identification: channel is nil")
@@ -164,12 +166,17 @@ func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, 
 	}
 	e := make([]float64, n)
 	col := make([]float64, m)
+	cols, direct := op.(interface{ Column(dst []float64, y int) })
 	for y := range n {
-		e[y] = 1
-		err := op.Apply(col, e)
-		e[y] = 0
-		if err != nil {
-			return 0, 0, fmt.Errorf("identification: column %d: %w", y, err)
+		if direct {
+			cols.Column(col, y)
+		} else {
+			e[y] = 1
+			err := op.Apply(col, e)
+			e[y] = 0
+			if err != nil {
+				return 0, 0, fmt.Errorf("identification: column %d: %w", y, err)
+			}
 		}
 		ca := col[a]
 		if ca == 0 {

@@ -258,3 +258,33 @@ func TestCalibrateOperators(t *testing.T) {
 		t.Error("calibrating the LP mechanism on operators did not fail")
 	}
 }
+
+// PlanarOp's columns are those of the dense channel, and its products with
+// sparse vectors (which skip the report rows where v is zero) too.
+func TestPlanarOpColumns(t *testing.T) {
+	g := mustGrid(t, 6, 5)
+	for _, out := range []kernels.Grid{g, g.Widen(2), {Rows: 1, Cols: 7, Row0: 2, Col0: -1}} {
+		m := PlanarLaplace{Point: CellCentre}
+		op, err := m.NewOp(g, out, 0.8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch, _ := m.Channel(g, out, nil, 0.8)
+		col := make([]float64, g.Len())
+		viaApply := make([]float64, g.Len())
+		e := make([]float64, out.Len())
+		for y := range out.Len() {
+			op.Column(col, y)
+			e[y] = 1
+			if err := op.Apply(viaApply, e); err != nil {
+				t.Fatal(err)
+			}
+			e[y] = 0
+			for x := range col {
+				if want := ch.P[x*out.Len()+y]; col[x] != want || viaApply[x] != want {
+					t.Fatalf("%v: C[%d,%d] column %v, apply %v, dense %v", out, x, y, col[x], viaApply[x], want)
+				}
+			}
+		}
+	}
+}

@@ -237,9 +237,23 @@ func (p *PlanarOp) Apply(dst, v []float64) error {
 	}
 	Ci, Co, ni := p.In.Cols, p.Out.Cols, p.interiorCols
 	clear(dst)
+	// Report rows where v is zero add nothing (a column, C e_y, touches
+	// one).
+	used := make([]bool, p.Out.Rows)
+	for j := range used {
+		for _, x := range v[j*Co : (j+1)*Co] {
+			if x != 0 {
+				used[j] = true
+				break
+			}
+		}
+	}
 	for i := range p.In.Rows {
 		d := dst[i*Ci : (i+1)*Ci]
 		for j := range p.Out.Rows {
+			if !used[j] {
+				continue
+			}
 			vr := v[j*Co : (j+1)*Co]
 			t := p.rowOf(i, j)
 			for ic := range Ci {
@@ -334,6 +348,21 @@ func (p *PlanarOp) row(dst, t []float64, x int) {
 			d[0] = tr[p.lowCid]
 		} else {
 			d[0], d[Co-1] = tr[p.lowCid+ic], tr[p.highCid+ic]
+		}
+	}
+}
+
+// Column sets dst (over the input grid) to column y of the channel,
+// C[x,y] for every input x, in O(|In|).
+func (p *PlanarOp) Column(dst []float64, y int) {
+	j, jc := p.Out.Cell(y)
+	Ci, Co := p.In.Cols, p.Out.Cols
+	for i := range p.In.Rows {
+		r := int(p.ridOf[i*p.Out.Rows+j])
+		tr := p.v[r*p.nCid : (r+1)*p.nCid]
+		d := dst[i*Ci : (i+1)*Ci]
+		for ic := range d {
+			d[ic] = tr[p.cidOf[ic*Co+jc]]
 		}
 	}
 }
