@@ -48,7 +48,11 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		if f.beyondSide > 0 {
 			ns = fmt.Sprint(f.beyondSide)
 		}
-		st.Add(f.kernel, f.n, f.timeSlope, f.memSlope, ls, lc, nanCell(f.largestSec), nanCell(f.largestRSS), ns, f.beyondStatus)
+		rss := ""
+		if !math.IsNaN(f.largestRSS) {
+			rss = fmt.Sprint(int64(f.largestRSS))
+		}
+		st.Add(f.kernel, f.n, nanCell(f.timeSlope), nanCell(f.memSlope), ls, lc, nanCell(f.largestSec), rss, ns, f.beyondStatus)
 	}
 	if err := out.WriteTable(*st); err != nil {
 		return harness.Section{}, err
