@@ -129,22 +129,21 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // EstimateBytes: BA's factorised channel or LAP's operator (with their
 // dense forms below kernels.DenseOpCells cells), the dense SVD's work
 // space (about six m x m matrices) on grids of at most
-// island.SVDMaxCells cells, the location statistics' vectors, the
-// report table (one row of m cells, about 200 bytes each) and the
-// process's own (param.ProcessBytes).
+// island.SVDMaxCells cells, the location statistics' vectors and the
+// report table (one row of m cells, about 200 bytes each).
 func (def) EstimateBytes(j job) int64 {
 	g := j.s.DS.Grid
 	m := int64(g.Len())
 	if j.lap {
 		wide := g.Widen(max(j.p.LapWiden, 0))
 		n := int64(wide.Len())
-		b := param.ProcessBytes + kernels.LaplaceOpMemory(g, wide) + 8*6*(m+n)
+		b := kernels.LaplaceOpMemory(g, wide) + 8*6*(m+n)
 		if g.Len() < kernels.DenseOpCells {
 			b += kernels.DenseChannelMemory(g, wide)
 		}
 		return b
 	}
-	b := param.ProcessBytes + kernels.BAMemory(g) + 8*8*m + 200*m
+	b := kernels.BAMemory(g) + 8*8*m + 200*m
 	if g.Len() < kernels.DenseOpCells {
 		b += kernels.DenseChannelMemory(g, g)
 	}

@@ -142,14 +142,14 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // IBU's vectors; the EMDs (emdBytes: the table of distances between the
 // cells on small grids, twice with reference_defect_sims, and the network
 // simplex's costs between surpluses and deficits); the utility table
-// (about 200 bytes a cell); and the process's own (param.ProcessBytes).
-// Measured on San Francisco at 100 m cells (m = 9,680, n = 11,790), one
-// job alone: 390 MiB peak resident; this says 409 MiB.
+// (about 200 bytes a cell). Measured on San Francisco at 100 m cells (m =
+// 9,680, n = 11,790), one job alone: 390 MiB peak resident, of which
+// about 38 MiB is the process's before any job; this says 409 MiB.
 func (def) EstimateBytes(j job) int64 {
 	g := j.ds.Grid
 	wide := g.Widen(j.p.LapWiden)
 	m, n := int64(g.Len()), int64(wide.Len())
-	b := param.ProcessBytes + kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, wide) + 8*8*(m+n)
+	b := kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, wide) + 8*8*(m+n)
 	if g.Len() < kernels.DenseOpCells {
 		b += kernels.DenseChannelMemory(g, g) + kernels.DenseChannelMemory(g, wide)
 	}

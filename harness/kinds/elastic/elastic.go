@@ -105,14 +105,13 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // EstimateBytes: BA's factorised channel and LAP's operator (with their
 // dense forms on grids below 1,024 cells, where the kernels use them),
 // the dense SVD's work space (about six m x m matrices) on grids of at
-// most island.SVDMaxCells cells, the location statistics' vectors, the
-// report tables (two rows of m and two of n cells, about 200 bytes each)
-// and the process's own (param.ProcessBytes).
+// most island.SVDMaxCells cells, the location statistics' vectors and the
+// report tables (two rows of m and two of n cells, about 200 bytes each).
 func (def) EstimateBytes(j job) int64 {
 	g := j.s.DS.Grid
 	wide := g.Widen(j.p.LapWiden)
 	m, n := int64(g.Len()), int64(wide.Len())
-	b := param.ProcessBytes + kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, wide) + 8*6*(m+n) + 200*2*(m+n)
+	b := kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, wide) + 8*6*(m+n) + 200*2*(m+n)
 	if g.Len() < kernels.DenseOpCells {
 		b += kernels.DenseChannelMemory(g, g) + kernels.DenseChannelMemory(g, wide)
 	}

@@ -31,7 +31,6 @@ import (
 	"time"
 
 	"privic/harness"
-	"privic/harness/kinds/internal/param"
 	"privic/kernels"
 	"privic/kernels/emd"
 )
@@ -137,17 +136,17 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 }
 
 // EstimateBytes bounds the probe's memory (in its own process, but on
-// this machine): the process's own (param.ProcessBytes; a probe holds
-// about 23 MiB before its city), the BA channel and its work space
-// (kernels.BAMemory), a few vectors of the grid, and for the EMD the
-// network simplex's costs between the surpluses and the deficits, which
-// the solver caps at emd.MaxArcs arcs (it refuses larger problems before
-// allocating them). Measured (results/scale): BA10 at 1024 x 1024 578
-// MiB, this says 1.2 GiB; EMD at 128 x 128 1.03 GiB, this says 1.1 GiB.
+// this machine): the BA channel and its work space (kernels.BAMemory), a
+// few vectors of the grid, and for the EMD the network simplex's costs
+// between the surpluses and the deficits, which the solver caps at
+// emd.MaxArcs arcs (it refuses larger problems before allocating them).
+// Measured (results/scale, peak resident memory less the 23 MiB a probe
+// holds before its city): BA10 at 1024 x 1024 555 MiB, this says 1.2
+// GiB; EMD at 128 x 128 1.01 GiB, this says 1.02 GiB.
 func (def) EstimateBytes(j job) int64 {
 	g := kernels.Grid{Rows: j.side, Cols: j.side}
 	m := int64(g.Len())
-	b := param.ProcessBytes + kernels.BAMemory(g) + 8*8*m
+	b := kernels.BAMemory(g) + 8*8*m
 	if j.kernel == "EMD" {
 		b += 2 * 8 * min((m/2)*((m+1)/2), emd.MaxArcs)
 	}

@@ -94,11 +94,11 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 
 // EstimateBytes: BA's factorised channel (kernels.BAMemory), with its
 // dense form below kernels.DenseOpCells cells, the dense IBU's work space
-// there, the IBU vectors and the process's own (param.ProcessBytes).
+// there, and the IBU vectors.
 func (def) EstimateBytes(j job) int64 {
 	g := j.ds.Grid
 	m := int64(g.Len())
-	b := param.ProcessBytes + kernels.BAMemory(g) + 8*8*m
+	b := kernels.BAMemory(g) + 8*8*m
 	if g.Len() < kernels.DenseOpCells {
 		b += 3 * kernels.DenseChannelMemory(g, g)
 	}

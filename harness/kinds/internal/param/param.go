@@ -296,14 +296,6 @@ func placesWords(ds *datasets.Dataset) string {
 	return "its places: " + harness.QuoteJoin(n)
 }
 
-// ProcessBytes is what a privic process holds besides the kernels of the
-// job it runs: the Go runtime, the harness, the presets and the spec's
-// datasets (measured: 40 to 60 MB with San Francisco's 123,026 raw
-// check-ins loaded). The kinds' memory estimates add it, so that a job's
-// estimate bounds the peak resident memory of a process that runs it
-// alone.
-const ProcessBytes = 64 << 20
-
 // Metres is a distance in cells in metres on ds, formatted for a
 // table's metre column, or "" when ds's cell size is unknown.
 func Metres(ds *datasets.Dataset, cells float64) string {
