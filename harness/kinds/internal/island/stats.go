@@ -147,17 +147,6 @@ func (v *View) Row(x int) ([]float64, error) {
 	return row, nil
 }
 
-// Stats computes LocStats for true input x of ch under prior (over
-// ch.In). block marks cells of ch.In in the island's zeroed block (nil for
-// none).
-func Stats(prior []float64, ch *kernels.Channel, x int, block []bool) (LocStats, error) {
-	v, err := NewView(prior, ch)
-	if err != nil {
-		return LocStats{}, err
-	}
-	return v.Stats(x, block)
-}
-
 // Stats computes LocStats for true input x of the view's channel under
 // its prior. block marks cells of the input grid in the island's zeroed
 // block (nil for none).
