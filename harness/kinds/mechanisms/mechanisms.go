@@ -91,9 +91,10 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // form on a grid of kernels.DenseOpCells cells or more runs on operators:
 // its operator's memory (kernels.BAMemory, kernels.LaplaceOpMemory, the
 // planar table), a dozen vectors of the grids for calibration, IBU and
-// identification, and the EMD's arcs. Otherwise a few dense channels over
-// the widest output grid plus the EMD solver's arcs.
-func (d def) EstimateBytes(j job) int64 {
+// identification, the EMD's arcs, and the dense channel where the Bayes
+// error is computed on it (mechanism.BayesErrorMaxOps). Otherwise a few
+// dense channels over the widest output grid plus the EMD solver's arcs.
+func (def) EstimateBytes(j job) int64 {
 	g := j.ds.Grid
 	m := int64(g.Len())
 	wide := g.Widen(j.p.LapWiden)
@@ -118,7 +119,11 @@ func (d def) EstimateBytes(j job) int64 {
 	// Two operators live at once (the calibrated one and the last tried,
 	// or the one on the island prior); the EMD's arcs as in ba-vs-lap.
 	arcs := 8 * (m / 2) * ((m + 1) / 2)
-	return 2*op + 8*12*(m+int64(out.Len())) + 2*arcs
+	b := 2*op + 8*12*(m+int64(out.Len())) + 2*arcs
+	if float64(out.Len())*float64(m)*float64(m) <= mechanism.BayesErrorMaxOps {
+		b += 2 * kernels.DenseChannelMemory(g, out)
+	}
+	return b
 }
 
 // useOperators says whether mechanism m runs on operators on grid g: it
