@@ -1,10 +1,14 @@
 package datasets
 
 import (
+	"bufio"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"sort"
+	"strconv"
+	"strings"
 
 	"privic/kernels"
 )
@@ -63,5 +67,59 @@ func Hotspots(side int) (*Dataset, error) {
 		Counts: counts,
 		N:      HotspotN,
 		Source: fmt.Sprintf("synthetic hotspot city %v, n = %d (Go generator, seed %d)", g, HotspotN, 20261126+side),
+	}, nil
+}
+
+// ReadHotspots reads a hotspot city written by the NumPy peer of the scale
+// benchmarks (hotspots-<side>.csv): '#' comment lines, the header
+// row,col,count, then one line per cell of a side x side grid (cells left
+// out count 0). Errors name the file and the line.
+func ReadHotspots(path string, side int) (*Dataset, error) {
+	g, err := kernels.NewGrid(side, side)
+	if err != nil {
+		return nil, fmt.Errorf("hotspots %s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("hotspots: %w", err)
+	}
+	defer f.Close()
+	counts := make([]int, side*side)
+	sc := bufio.NewScanner(f)
+	line, n := 0, 0
+	for sc.Scan() {
+		line++
+		s := strings.TrimSpace(sc.Text())
+		if s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "row") {
+			continue
+		}
+		fs := strings.Split(s, ",")
+		if len(fs) != 3 {
+			return nil, fmt.Errorf("%s:%d: want row,col,count, got %q", path, line, s)
+		}
+		var v [3]int
+		for i, t := range fs {
+			if v[i], err = strconv.Atoi(strings.TrimSpace(t)); err != nil {
+				return nil, fmt.Errorf("%s:%d: field %d: %q is not an integer", path, line, i+1, t)
+			}
+		}
+		if v[0] < 0 || v[0] >= side || v[1] < 0 || v[1] >= side || v[2] < 0 {
+			return nil, fmt.Errorf("%s:%d: cell (%d,%d) count %d outside the %dx%d grid or negative", path, line, v[0], v[1], v[2], side, side)
+		}
+		counts[v[0]*side+v[1]] += v[2]
+		n += v[2]
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("%s: no check-ins", path)
+	}
+	return &Dataset{
+		Name:   fmt.Sprintf("hotspots%d", side),
+		Grid:   g,
+		Counts: counts,
+		N:      n,
+		Source: fmt.Sprintf("synthetic hotspot city %v, n = %d (%s)", g, n, path),
 	}, nil
 }

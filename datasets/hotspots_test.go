@@ -3,6 +3,9 @@ package datasets
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -77,5 +80,47 @@ func TestHotspots(t *testing.T) {
 	}
 	if _, err := Hotspots(2000); err == nil {
 		t.Error("side 2000 (4 million cells) accepted")
+	}
+}
+
+// ReadHotspots reads the peer's format (comments, header, cells left out)
+// and refuses malformed lines naming the file and line.
+func TestReadHotspots(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, body string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	ok := write("ok.csv", "# synthetic hotspot city\nrow,col,count\n0,0,3\n1,2,5\n2,1,0\n\n0,0,1\n")
+	ds, err := ReadHotspots(ok, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []int{4, 0, 0, 0, 0, 5, 0, 0, 0}
+	for i, c := range want {
+		if ds.Counts[i] != c {
+			t.Fatalf("counts %v, want %v", ds.Counts, want)
+		}
+	}
+	if ds.N != 9 || ds.Grid.Rows != 3 || ds.Validate() != nil {
+		t.Errorf("dataset %+v", ds)
+	}
+	for _, bad := range []struct{ body, want string }{
+		{"row,col,count\n0,0\n", "bad.csv:2"},
+		{"row,col,count\n0,x,1\n", "bad.csv:2: field 2"},
+		{"row,col,count\n0,3,1\n", "outside the 3x3 grid"},
+		{"row,col,count\n0,0,-1\n", "negative"},
+		{"row,col,count\n", "no check-ins"},
+	} {
+		_, err := ReadHotspots(write("bad.csv", bad.body), 3)
+		if err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("%q: error %v, want %q", bad.body, err, bad.want)
+		}
+	}
+	if _, err := ReadHotspots(filepath.Join(dir, "missing.csv"), 3); err == nil {
+		t.Error("a missing file was read")
 	}
 }

@@ -49,5 +49,10 @@
 // (DenseChannelMemory). Obfuscation through a structured channel draws
 // exactly from each row without computing it (factorSampler), and the
 // tight epsilon of BA and LAP channels is an exact branch and bound over
-// pairs of cells.
+// pairs of cells. DenseOf says which form the operator functions use
+// (dense below DenseOpCells cells), MAPGuessOp gives the Bayesian
+// adversary's guess of every report without a matrix, and
+// BAChannel.SingularBounds certified bounds on a BA channel's smallest
+// singular value in O(m), where a dense SVD (MinSingularValue) would cost
+// O(m^3).
 package kernels

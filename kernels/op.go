@@ -141,6 +141,24 @@ func denseOf(op ChannelOp) *Channel {
 	return nil
 }
 
+// DenseOpCells is the grid size below which the package's functions use
+// a structured operator in its dense form (see DenseOf): the paper's
+// grids, where the dense path is as fast, keep its results bit for bit.
+const DenseOpCells = fftMinCells
+
+// DenseOf returns the dense channel that the package's functions use for
+// op: op itself when it is a *Channel; for a structured operator on grids
+// below DenseOpCells cells (where the dense path is as fast), its dense form,
+// built once; nil when op is to be used as an operator. Callers that
+// keep a dense code path of their own (for the bits of results made on
+// small grids) dispatch on it the way the package does.
+func DenseOf(op ChannelOp) *Channel {
+	if op == nil {
+		return nil
+	}
+	return denseOf(op)
+}
+
 // obfuscator is implemented by operators that draw all occupied cells at
 // once faster than cell by cell.
 type obfuscator interface {

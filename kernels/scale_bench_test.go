@@ -1,13 +1,10 @@
 package kernels_test
 
 import (
-	"bufio"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 
 	"privic/datasets"
@@ -169,10 +166,11 @@ func loadScaleCity(b *testing.B, side int) *scaleCity {
 		if dir == "" {
 			b.Skipf("SKIPPING: the hotspot cities need ../shared next to the module root: %s", why)
 		}
-		var err error
-		if counts, err = readHotspots(filepath.Join(dir, "datasets", "synthetic", fmt.Sprintf("hotspots-%d.csv", side)), side); err != nil {
+		ds, err := datasets.ReadHotspots(filepath.Join(dir, "datasets", "synthetic", fmt.Sprintf("hotspots-%d.csv", side)), side)
+		if err != nil {
 			b.Skipf("SKIPPING: %v", err)
 		}
+		counts = ds.Counts
 	}
 	g, err := kernels.NewGrid(side, side)
 	if err != nil {
@@ -187,39 +185,4 @@ func loadScaleCity(b *testing.B, side int) *scaleCity {
 		prior[i] = float64(k) / float64(n)
 	}
 	return &scaleCity{g: g, counts: counts, prior: prior}
-}
-
-// readHotspots parses "row,col,count" lines (after '#' comments and the
-// header) into row-major counts on a side x side grid.
-func readHotspots(path string, side int) ([]int, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	counts := make([]int, side*side)
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		s := strings.TrimSpace(sc.Text())
-		if s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "row") {
-			continue
-		}
-		fs := strings.Split(s, ",")
-		if len(fs) != 3 {
-			return nil, fmt.Errorf("%s:%d: want row,col,count, got %q", path, line, s)
-		}
-		var v [3]int
-		for i, t := range fs {
-			if v[i], err = strconv.Atoi(t); err != nil {
-				return nil, fmt.Errorf("%s:%d: %v", path, line, err)
-			}
-		}
-		if v[0] < 0 || v[0] >= side || v[1] < 0 || v[1] >= side || v[2] < 0 {
-			return nil, fmt.Errorf("%s:%d: cell (%d,%d) count %d outside the %dx%d grid", path, line, v[0], v[1], v[2], side, side)
-		}
-		counts[v[0]*side+v[1]] += v[2]
-	}
-	return counts, sc.Err()
 }

@@ -7,9 +7,15 @@ import (
 	"syscall"
 
 	"privic/harness"
+	"privic/harness/kinds/scale"
 )
 
 func main() {
+	if len(os.Args) > 1 && os.Args[1] == scale.ProbeCommand {
+		// The hidden subcommand of the scale kind: one kernel measured in
+		// this process, which the kind started.
+		os.Exit(scale.ProbeMain(os.Args[2:], os.Stdout, os.Stderr))
+	}
 	os.Exit(realMain(os.Args[1:], allKinds()))
 }
 

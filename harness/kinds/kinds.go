@@ -11,6 +11,7 @@
 //	adversarial/  "adversarial": Fig. 11
 //	timing/       "runtime": Table II
 //	mechanisms/   "mechanisms": more mechanisms on equal footing
+//	scale/        "scale": each kernel's time and memory against the number of cells
 //
 // What several kinds share lives in internal/: param (the parameter checks,
 // dataset names resolved in one place, the spec's datasets), island (the island prior and the
@@ -35,6 +36,7 @@ import (
 	"privic/harness/kinds/elastic"
 	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/mechanisms"
+	"privic/harness/kinds/scale"
 	"privic/harness/kinds/smoke"
 	"privic/harness/kinds/timing"
 )
@@ -51,6 +53,7 @@ func All() []harness.Kind {
 		adversarial.Kind(),
 		timing.Kind(),
 		mechanisms.Kind(),
+		scale.Kind(),
 		smoke.Kind(),
 	}
 }

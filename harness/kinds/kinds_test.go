@@ -142,6 +142,8 @@ func TestEndToEndSmallSpecs(t *testing.T) {
 		// blocks, so skipped.csv has rows.
 		"mechanisms": "[params]\ncities = [\"paris\"]\nmechanisms = [\"lap\", \"optimal\"]\ncalibrations = [\"distortion\"]\ndistortion = [0.01, 2]\nsims = 1\n",
 		"smoke":      "[params]\nsamples = [100]\nreps = 2\n",
+		// In a test binary the probes run in-process (no memory column).
+		"scale": "[params]\nkernels = [\"BA10\", \"TightEps\"]\nsides = [8, 16, 24]\nrepeats = 1\nfit_min_cells = 1\n",
 	}
 	var loaded []*harness.Spec
 	for name, text := range specs {

@@ -35,6 +35,17 @@
 // Claim), and Measure and Identification compute the metrics of a channel
 // under a prior.
 //
+// Operator is the structured path for large grids: BA, LAP, RR and
+// PlanarLaplace also build their channel as a kernels.ChannelOp (the
+// factorised BA channel, kernels.LaplaceOp, kernels.RROp, PlanarOp), and
+// CalibrateOptions.Operators, TargetValueOp, MeasureOp, MeasureOpOf and
+// IdentificationOp work on it without an |In| x |Out| matrix. PlanarOp
+// keeps one table of the snapped planar Laplace's entries, translation
+// invariant inside the output grid and along its border; what an operator
+// cannot give at its size (the planar channel's exact tight epsilon, a
+// brute force, on large grids) fails with ErrIntractable. Mechanisms
+// without an operator (Optimal) stay dense.
+//
 // Like package kernels, this package does no I/O, keeps no global state and
 // takes randomness only from an explicit *rand.Rand.
 package mechanism

@@ -92,10 +92,11 @@ func (def) About() harness.About {
 	return harness.About{
 		Name:     "adversarial",
 		Describe: "Fig. 11a/11b: report distribution of an honest user at A when a fraction of users falsely report A (BA, eps 0.8 and 1.2)",
-		Tables:   []string{"report_distribution", "identification", "lap_reference"},
+		Tables:   []string{"report_distribution", "identification", "lap_reference", "invertibility"},
 		Figures:  []string{"fig11a", "fig11b", "honest-a-<city>-<beta>"},
 		Claims:   true,
-		Version:  "3",
+		Skips:    true,
+		Version:  "4",
 	}
 }
 
@@ -125,12 +126,31 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 	return jobs, err
 }
 
-// EstimateBytes: the BA channel and the SVD's work space (about six m x m
-// matrices), the LAP channel (m x n) and one report row of m cells.
+// EstimateBytes: BA's factorised channel or LAP's operator (with their
+// dense forms below kernels.DenseOpCells cells), the dense SVD's work
+// space (about six m x m matrices) on grids of at most
+// island.SVDMaxCells cells, the location statistics' vectors and the
+// report table (one row of m cells, about 200 bytes each).
 func (def) EstimateBytes(j job) int64 {
 	g := j.s.DS.Grid
-	m, n := int64(g.Len()), int64(g.Widen(max(j.p.LapWiden, 0)).Len())
-	return 8*(6*m*m+m*n) + 200*m
+	m := int64(g.Len())
+	if j.lap {
+		wide := g.Widen(max(j.p.LapWiden, 0))
+		n := int64(wide.Len())
+		b := kernels.LaplaceOpMemory(g, wide) + 8*6*(m+n)
+		if g.Len() < kernels.DenseOpCells {
+			b += kernels.DenseChannelMemory(g, wide)
+		}
+		return b
+	}
+	b := kernels.BAMemory(g) + 8*8*m + 200*m
+	if g.Len() < kernels.DenseOpCells {
+		b += kernels.DenseChannelMemory(g, g)
+	}
+	if g.Len() <= island.SVDMaxCells {
+		b += 6 * kernels.DenseChannelMemory(g, g)
+	}
+	return b
 }
 
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
@@ -139,11 +159,15 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	if j.lap {
 		// LAP ignores the prior, so adversarial reports cannot move it:
 		// one channel per beta is the reference BA drifts towards.
-		ch, err := kernels.Laplace(g, g.Widen(p.LapWiden), 2*j.beta)
+		op, err := kernels.NewLaplaceOp(g, g.Widen(p.LapWiden), 2*j.beta)
 		if err != nil {
 			return nil, fmt.Errorf("LAP at eps %v: %w", 2*j.beta, err)
 		}
-		st, err := island.Stats(s.Prior, ch, s.A, s.Block)
+		v, err := island.NewView(s.Prior, op)
+		if err != nil {
+			return nil, err
+		}
+		st, err := v.Stats(s.A, s.Block)
 		if err != nil {
 			return nil, err
 		}
@@ -162,26 +186,35 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	ch := ba.Channel()
-	msv, err := kernels.MinSingularValue(ch)
+	sv, err := island.SingularOf(ba)
 	if err != nil {
 		return nil, fmt.Errorf("singular values at beta %v, f %v: %w", j.beta, j.fraction, err)
 	}
 	// The adversary who tries to identify honest users knows the honest
 	// population's prior (it knows which reports are its own), so the
 	// identification numbers use the island prior, not the corrupted one.
-	st, err := island.Stats(s.Prior, ch, s.A, s.Block)
+	v, err := island.NewView(s.Prior, ba)
+	if err != nil {
+		return nil, err
+	}
+	st, err := v.Stats(s.A, s.Block)
+	if err != nil {
+		return nil, err
+	}
+	row, err := v.Row(s.A)
 	if err != nil {
 		return nil, err
 	}
 	eps := 2 * j.beta
 	dist := harness.NewTable("report_distribution", "beta", "epsilon", "fraction", "row", "col", "probability")
-	for y, v := range ch.Row(s.A) {
-		r, c := ch.Out.Abs(y)
-		dist.Add(j.beta, eps, j.fraction, r, c, v)
+	for y, pr := range row {
+		r, c := v.Out().Abs(y)
+		dist.Add(j.beta, eps, j.fraction, r, c, pr)
 	}
 	id := harness.NewTable("identification", slices.Concat([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"},
 		island.StatsHeader(), island.MetresHeader())...)
-	id.Add(j.beta, eps, j.fraction, ba.TightEps(), msv, st.Row(), st.Metres(s.DS))
-	return []harness.Table{*dist, *id}, nil
+	id.Add(j.beta, eps, j.fraction, ba.TightEps(), sv.ExactCell(), st.Row(), st.Metres(s.DS))
+	inv := harness.NewTable("invertibility", append([]string{"beta", "fraction"}, island.SingularHeader()...)...)
+	inv.Add(j.beta, j.fraction, sv.Row(g.Len()))
+	return []harness.Table{*dist, *id, *inv}, nil
 }

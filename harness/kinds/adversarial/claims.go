@@ -18,7 +18,7 @@ type trend struct {
 func checkClaims(p *params, pts map[float64][]*point, lap map[float64]island.LocStats) []harness.Claim {
 	var evW, evI []string
 	monoW, n, monoI, grewI := 0, 0, 0, 0
-	var msv, betas, tights []float64
+	var msv, lo, hi, betas, tights []float64
 	sig, pct := harness.FormatSig, harness.FormatPct
 	list := func(v []float64) string { return harness.FormatList(scale(v, 100), 3) }
 	for _, b := range p.Beta.Values() {
@@ -33,7 +33,7 @@ func checkClaims(p *params, pts map[float64][]*point, lap map[float64]island.Loc
 			t.within = append(t.within, pt.st.PWithin1)
 			t.ident = append(t.ident, pt.st.MAPIdent)
 			t.post = append(t.post, pt.st.ExpPosterior)
-			msv = append(msv, pt.msv)
+			msv, lo, hi = append(msv, pt.sv.Exact), append(lo, pt.sv.Lo), append(hi, pt.sv.Hi)
 			betas = append(betas, b)
 			tights = append(tights, pt.tight)
 		}
@@ -71,7 +71,7 @@ func checkClaims(p *params, pts map[float64][]*point, lap map[float64]island.Loc
 		Verdict: vi,
 	},
 		paper.GeoIndClaim(fmt.Sprintf(what, len(betas)), betas, tights),
-		paper.InvertibilityClaim(fmt.Sprintf(what, len(msv)), msv),
+		paper.InvertibilityBoundsClaim(fmt.Sprintf(what, len(msv)), msv, lo, hi),
 	}
 }
 

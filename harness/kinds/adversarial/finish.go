@@ -13,9 +13,10 @@ import (
 
 // point is one (beta, fraction) of the identification table.
 type point struct {
-	beta, eps, f, tight, msv float64
-	st                       island.LocStats
-	dist                     []island.CellProb
+	beta, eps, f, tight float64
+	sv                  island.Singular // BA's smallest singular value
+	st                  island.LocStats
+	dist                []island.CellProb
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
@@ -43,7 +44,17 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	}
 	claims := checkClaims(p, pts, lap)
 	md, err := section(p, s, figs, pts, lap, claims)
-	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
+	var skipped []harness.Skip
+	for _, b := range p.Beta.Values() {
+		for _, pt := range pts[b] {
+			if pt.sv.Method != "svd" {
+				skipped = append(skipped, harness.Skip{
+					Figure: "invertibility.csv, beta " + harness.FormatSig(b, 3) + ", fraction " + harness.FormatSig(pt.f, 3),
+					Reason: island.SkipReason(s.DS.Grid.Len())})
+			}
+		}
+	}
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs, Skipped: skipped}, err
 }
 
 // figureName is the file of the figure of the i-th beta: the paper's
@@ -63,7 +74,7 @@ func readPoints(out *harness.Output) (map[float64][]*point, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := t.Reader(append([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"}, island.StatsHeader()...)...)
+	rd, err := t.Reader(append([]string{"beta", "epsilon", "fraction", "tight_epsilon"}, island.StatsHeader()...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -71,9 +82,26 @@ func readPoints(out *harness.Output) (map[float64][]*point, error) {
 	idx := map[[2]float64]*point{}
 	for i := range t.Rows {
 		pt := &point{beta: rd.Float(i, "beta"), eps: rd.Float(i, "epsilon"), f: rd.Float(i, "fraction"),
-			tight: rd.Float(i, "tight_epsilon"), msv: rd.Float(i, "min_singular_value"), st: island.ReadStats(rd, i)}
+			tight: rd.Float(i, "tight_epsilon"), st: island.ReadStats(rd, i)}
 		pts[pt.beta] = append(pts[pt.beta], pt)
 		idx[[2]float64{pt.beta, pt.f}] = pt
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	inv, err := out.ReadTable("invertibility")
+	if err != nil {
+		return nil, err
+	}
+	if rd, err = inv.Reader(append([]string{"beta", "fraction"}, island.SingularHeader()...)...); err != nil {
+		return nil, err
+	}
+	for i := range inv.Rows {
+		pt, ok := idx[[2]float64{rd.Float(i, "beta"), rd.Float(i, "fraction")}]
+		if !ok {
+			return nil, fmt.Errorf("invertibility row %d: (beta %s, fraction %s) not in identification.csv", i+1, rd.Str(i, "beta"), rd.Str(i, "fraction"))
+		}
+		pt.sv = island.ReadSingular(rd, i)
 	}
 	if err := rd.Err(); err != nil {
 		return nil, err

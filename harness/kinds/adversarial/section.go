@@ -23,12 +23,14 @@ type sectionData struct {
 	Figures            []figRef
 	Rows               [][]string
 	Claims             []harness.Claim
+	SVDMax             int
 }
 
 func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][]*point, lap map[float64]island.LocStats, claims []harness.Claim) (string, error) {
 	d := sectionData{City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Preset: p.IsPreset(p.City),
 		N: s.DS.N, BAIterations: p.BAIterations, A: p.A.Cell,
-		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Panels: figureFractionWords(p), Claims: claims}
+		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Panels: figureFractionWords(p), Claims: claims,
+		SVDMax: island.SVDMaxCells}
 	for _, f := range figs {
 		c := f.Base
 		if n, ok := strings.CutPrefix(c, "fig"); ok {
@@ -40,7 +42,7 @@ func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][
 	for _, beta := range p.Beta.Values() {
 		for _, pt := range pts[beta] {
 			d.Rows = append(d.Rows, []string{sig(pt.eps, 3), sig(100*pt.f, 3) + "%", sig(pt.tight, 4), pct(pt.st.PAt), pct(pt.st.PWithin1),
-				pct(pt.st.PDeserted), sig(pt.st.ExpDistance, 3), pct(pt.st.MAPIdent), pct(pt.st.ExpPosterior), sig(pt.msv, 3)})
+				pct(pt.st.PDeserted), sig(pt.st.ExpDistance, 3), pct(pt.st.MAPIdent), pct(pt.st.ExpPosterior), pt.sv.Words(3)})
 		}
 		if st, ok := lap[beta]; ok {
 			d.Rows = append(d.Rows, []string{sig(2*beta, 3), "LAP", sig(2*beta, 4), pct(st.PAt), pct(st.PWithin1),

@@ -100,7 +100,7 @@ func (def) About() harness.About {
 		Tables:   []string{"utility", "levels", "utility_summary"},
 		Figures:  []string{"fig3a", "fig3b", "utility-<city>"},
 		Claims:   true,
-		Version:  "3",
+		Version:  "4",
 	}
 }
 
@@ -136,23 +136,28 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 	return jobs, nil
 }
 
-// EstimateBytes bounds a job's memory: the BA channel (m x m) and the LAP
-// channel (m x n), 8 bytes an entry; the obfuscation's and IBU's work
-// space, about one more m x n; the EMD's table of distances between the m
-// cells (one more with reference_defect_sims) and the network simplex's
-// costs between surpluses and deficits (at most m/2 x m/2); the utility
-// table (about 200 bytes a cell); and half as much again for the garbage
-// collector's headroom. Measured: a job of San Francisco at 100 m cells
-// (m = 9,680, n = 11,790) peaks at 5.0 GB resident; this says 5.3 GB.
+// EstimateBytes bounds a job's memory: BA's factorised channel and LAP's
+// operator (kernels.BAMemory, kernels.LaplaceOpMemory) with their dense
+// forms on grids below kernels.DenseOpCells cells; the obfuscation's and
+// IBU's vectors; the EMDs (emdBytes: the table of distances between the
+// cells on small grids, twice with reference_defect_sims, and the network
+// simplex's costs between surpluses and deficits); the utility table
+// (about 200 bytes a cell). Measured on San Francisco at 100 m cells (m =
+// 9,680, n = 11,790), one job alone: 390 MiB peak resident, of which
+// about 38 MiB is the process's before any job; this says 409 MiB.
 func (def) EstimateBytes(j job) int64 {
-	m := int64(j.ds.Grid.Len())
-	n := int64(j.ds.Grid.Widen(j.p.LapWiden).Len())
-	tables := int64(1)
+	g := j.ds.Grid
+	wide := g.Widen(j.p.LapWiden)
+	m, n := int64(g.Len()), int64(wide.Len())
+	b := kernels.BAMemory(g) + kernels.LaplaceOpMemory(g, wide) + 8*8*(m+n)
+	if g.Len() < kernels.DenseOpCells {
+		b += kernels.DenseChannelMemory(g, g) + kernels.DenseChannelMemory(g, wide)
+	}
+	tables := 1
 	if j.p.ReferenceDefectSims > 0 {
 		tables = 2
 	}
-	live := 8*(m*m+2*m*n) + 8*tables*m*m + 2*m*m + 200*10*int64(j.p.sims(j.ds.Name))
-	return live + live/2
+	return b + emdBytes(g, tables) + 200*10*int64(j.p.sims(j.ds.Name))
 }
 
 // simSeeds draws the per-simulation, per-mechanism stream seeds from the
@@ -173,7 +178,8 @@ func simSeeds(rng *rand.Rand, sims, mechs int) [][][2]uint64 {
 // share.
 type mech struct {
 	name    string
-	ch      *kernels.Channel
+	op      kernels.ChannelOp
+	dense   *kernels.Channel // its dense form on small grids (kernels.DenseOf), else nil
 	eps     float64
 	offGrid []bool // outputs outside the city grid
 }
@@ -192,20 +198,24 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		eps = 2 * j.beta
 	}
 	wide := g.Widen(p.LapWiden)
-	lapCh, err := kernels.Laplace(g, wide, eps)
+	lap, err := kernels.NewLaplaceOp(g, wide, eps)
 	if err != nil {
 		return nil, fmt.Errorf("LAP at eps %v: %w", eps, err)
 	}
-	mechs := []*mech{{name: "ba", ch: ba.Channel(), eps: tight}, {name: "lap", ch: lapCh, eps: eps}}
-	// Each channel serves every simulation of the job: check its rows once
-	// here, and let utilityOnce use the kernels that skip the check.
+	mechs := []*mech{{name: "ba", op: ba, eps: tight}, {name: "lap", op: lap, eps: eps}}
 	for _, m := range mechs {
-		if err := m.ch.Validate(); err != nil {
-			return nil, fmt.Errorf("%s channel: %w", m.name, err)
+		// A dense channel serves every simulation of the job: check its
+		// rows once here, and let utilityOnce use the kernels that skip
+		// the check. The operators are stochastic by construction.
+		if m.dense = kernels.DenseOf(m.op); m.dense != nil {
+			if err := m.dense.Validate(); err != nil {
+				return nil, fmt.Errorf("%s channel: %w", m.name, err)
+			}
 		}
-		m.offGrid = make([]bool, m.ch.Out.Len())
+		_, out := m.op.Grids()
+		m.offGrid = make([]bool, out.Len())
 		for y := range m.offGrid {
-			r, c := m.ch.Out.Abs(y)
+			r, c := out.Abs(y)
 			m.offGrid[y] = g.IndexOf(r, c) < 0
 		}
 	}
@@ -223,7 +233,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 	ds := j.ds
 	g, prior := ds.Grid, ds.Prior()
 	var ibu kernels.IBUWorkspace // reused by every simulation of the job
-	trueEMD, err := newPointEMD(g, g.Len())
+	trueEMD, err := newGridEMD(g, g.Len())
 	if err != nil {
 		return nil, err
 	}
@@ -231,9 +241,9 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 	// cells of the widened grid (row-major) instead of their own cells.
 	// Its distance table is as large as the true EMD's: made only when
 	// some simulation measures it.
-	var defectEMD *pointEMD
+	var defectEMD *gridEMD
 	if j.p.ReferenceDefectSims > 0 {
-		if defectEMD, err = newPointEMD(g.Widen(j.p.LapWiden), g.Len()); err != nil {
+		if defectEMD, err = newGridEMD(g.Widen(j.p.LapWiden), g.Len()); err != nil {
 			return nil, err
 		}
 	}
@@ -245,7 +255,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 				return nil, err
 			}
 			r := rand.New(rand.NewPCG(ss[k][0], ss[k][1]))
-			res, err := utilityOnce(r, ds, prior, m.ch, m.offGrid, j.p.IBUIterations, &ibu, trueEMD)
+			res, err := utilityOnce(r, ds, prior, m, j.p.IBUIterations, &ibu, trueEMD)
 			if err != nil {
 				return nil, fmt.Errorf("%s sim %d: %w", m.name, sim, err)
 			}
@@ -275,13 +285,20 @@ type utilityResult struct {
 	offGrid float64
 }
 
-// utilityOnce obfuscates every check-in of ds with ch (whose rows the
-// caller has validated), estimates the prior with IBU from uniform and
-// measures the true EMD of the estimate to prior. offGrid marks the
-// outputs of ch outside the city grid.
-func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernels.Channel, offGrid []bool, ibuIters int,
-	w *kernels.IBUWorkspace, e *pointEMD) (utilityResult, error) {
-	reports, err := kernels.ObfuscateTrusted(r, ds.Counts, ch)
+// utilityOnce obfuscates every check-in of ds with m's channel, estimates
+// the prior with IBU from uniform and measures the true EMD of the
+// estimate to prior. A dense channel (whose rows the caller has
+// validated) goes through the kernels that skip the check, with the
+// job's IBU work space; an operator through the operator kernels.
+func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, m *mech, ibuIters int,
+	w *kernels.IBUWorkspace, e *gridEMD) (utilityResult, error) {
+	var reports []int
+	var err error
+	if m.dense != nil {
+		reports, err = kernels.ObfuscateTrusted(r, ds.Counts, m.dense)
+	} else {
+		reports, err = kernels.ObfuscateOp(r, ds.Counts, m.op)
+	}
 	if err != nil {
 		return utilityResult{}, fmt.Errorf("obfuscate: %w", err)
 	}
@@ -296,11 +313,18 @@ func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernel
 	off := 0.0
 	for y, v := range reports {
 		q[y] = float64(v) / float64(n)
-		if offGrid[y] {
+		if m.offGrid[y] {
 			off += q[y]
 		}
 	}
-	est, iters, err := w.IBUTrusted(nil, ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
+	cfg := kernels.IBUConfig{Iterations: ibuIters}
+	var est []float64
+	var iters int
+	if m.dense != nil {
+		est, iters, err = w.IBUTrusted(nil, m.dense, q, nil, cfg)
+	} else {
+		est, iters, err = kernels.IBUOp(m.op, q, nil, cfg)
+	}
 	if err != nil {
 		return utilityResult{}, fmt.Errorf("IBU: %w", err)
 	}

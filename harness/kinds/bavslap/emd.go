@@ -32,6 +32,70 @@ type pointEMD struct {
 	pb, qb []float64 // normalised copies
 }
 
+// tableMaxCells is the largest number of cells whose distances a
+// pointEMD tabulates (8 bytes a pair: 32 MB at 2,048 cells); larger
+// grids solve each EMD with kernels.EMD, which prices arcs from the
+// cells' coordinates.
+const tableMaxCells = 2048
+
+// gridEMD is pointEMD on grids of up to tableMaxCells cells and
+// kernels.EMD on larger ones: the same distances (the reference code's
+// defect included: masses on the first n cells), without an n x n table.
+type gridEMD struct {
+	g     kernels.Grid
+	n     int
+	table *pointEMD // nil: kernels.EMD
+	pb    []float64 // the first n cells' masses padded to the grid
+	qb    []float64
+}
+
+func newGridEMD(g kernels.Grid, n int) (*gridEMD, error) {
+	if n > tableMaxCells {
+		if n < 1 || n > g.Len() {
+			return nil, fmt.Errorf("EMD on the first %d cells of the %d-cell grid %v", n, g.Len(), g)
+		}
+		return &gridEMD{g: g, n: n}, nil
+	}
+	t, err := newPointEMD(g, n)
+	if err != nil {
+		return nil, err
+	}
+	return &gridEMD{g: g, n: n, table: t}, nil
+}
+
+// dist is EMD(p, q) with p and q placed on the first n cells.
+func (e *gridEMD) dist(p, q []float64) (float64, error) {
+	if e.table != nil {
+		return e.table.dist(p, q)
+	}
+	if len(p) != e.n || len(q) != e.n {
+		return 0, fmt.Errorf("EMD of %d and %d masses on %d points", len(p), len(q), e.n)
+	}
+	if e.n == e.g.Len() {
+		return kernels.EMD(e.g, p, e.g, q)
+	}
+	if e.pb == nil {
+		e.pb, e.qb = make([]float64, e.g.Len()), make([]float64, e.g.Len())
+	}
+	copy(e.pb, p)
+	copy(e.qb, q)
+	return kernels.EMD(e.g, e.pb, e.g, e.qb)
+}
+
+// emdBytes estimates the memory of the EMDs of a job with tables
+// gridEMDs on g: each one's distance table on small grids, and the
+// network simplex's costs between the surpluses and the deficits of one
+// problem (at most m/2 x m/2 arcs, 8 bytes each), doubled on large grids
+// where every EMD allocates them afresh (the collector's headroom).
+func emdBytes(g kernels.Grid, tables int) int64 {
+	m := int64(g.Len())
+	arcs := 8 * (m / 2) * ((m + 1) / 2)
+	if g.Len() <= tableMaxCells {
+		return int64(tables)*8*m*m + arcs
+	}
+	return 2 * arcs
+}
+
 func newPointEMD(g kernels.Grid, n int) (*pointEMD, error) {
 	if n < 1 || n > g.Len() {
 		return nil, fmt.Errorf("EMD on the first %d cells of the %d-cell grid %v", n, g.Len(), g)

@@ -12,16 +12,17 @@ import (
 // checkClaims checks the paper's claims of Sec. III-A on the levels.
 func checkClaims(p *params, s *island.Setup, levels []*level) []harness.Claim {
 	what := p.Title(p.City) + " island prior"
-	var betas, tights, msv []float64
+	var betas, tights, msv, lo, hi []float64
 	for _, l := range levels {
-		betas, tights, msv = append(betas, l.beta), append(tights, l.tight), append(msv, l.msv)
+		betas, tights = append(betas, l.beta), append(tights, l.tight)
+		msv, lo, hi = append(msv, l.sv.Exact), append(lo, l.sv.Lo), append(hi, l.sv.Hi)
 	}
 	return []harness.Claim{
 		elasticity(levels),
 		modeMoves(s, levels),
 		strongB(levels),
 		paper.GeoIndClaim(fmt.Sprintf("%s, %d BA channels", what, len(levels)), betas, tights),
-		paper.InvertibilityClaim(what+", beta "+harness.FormatList(betas, 3), msv),
+		paper.InvertibilityBoundsClaim(what+", beta "+harness.FormatList(betas, 3), msv, lo, hi),
 	}
 }
 

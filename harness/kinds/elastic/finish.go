@@ -17,9 +17,10 @@ import (
 
 // level is one beta's numbers as read back in Finish.
 type level struct {
-	beta, eps, tight, msv float64
-	dist                  map[string][]island.CellProb // key mechanism/location
-	stats                 map[string]island.LocStats   // key mechanism/location
+	beta, eps, tight float64
+	sv               island.Singular              // BA's smallest singular value
+	dist             map[string][]island.CellProb // key mechanism/location
+	stats            map[string]island.LocStats   // key mechanism/location
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
@@ -37,7 +38,13 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	}
 	claims := checkClaims(p, s, levels)
 	md, err := section(p, s, levels, claims)
-	return harness.Section{Markdown: md, Claims: claims, Figures: figs}, err
+	var skipped []harness.Skip
+	for _, l := range levels {
+		if l.sv.Method != "svd" {
+			skipped = append(skipped, harness.Skip{Figure: "invertibility.csv, beta " + harness.FormatSig(l.beta, 3), Reason: island.SkipReason(s.DS.Grid.Len())})
+		}
+	}
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs, Skipped: skipped}, err
 }
 
 // readLevels reads the three job tables back into levels sorted by beta.
@@ -48,7 +55,7 @@ func readLevels(out *harness.Output) ([]*level, error) {
 	if err != nil {
 		return nil, err
 	}
-	rd, err := ch.Reader("beta", "ba_tight_epsilon", "lap_epsilon", "ba_min_singular_value")
+	rd, err := ch.Reader("beta", "ba_tight_epsilon", "lap_epsilon")
 	if err != nil {
 		return nil, err
 	}
@@ -58,9 +65,14 @@ func readLevels(out *harness.Output) ([]*level, error) {
 			order = append(order, b)
 		}
 		byBeta[b] = &level{beta: rd.Float(i, "beta"), eps: rd.Float(i, "lap_epsilon"), tight: rd.Float(i, "ba_tight_epsilon"),
-			msv: rd.Float(i, "ba_min_singular_value"), dist: map[string][]island.CellProb{}, stats: map[string]island.LocStats{}}
+			dist: map[string][]island.CellProb{}, stats: map[string]island.LocStats{}}
 	}
 	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	if err := eachLevelRow(out, "invertibility", island.SingularHeader(), byBeta, func(rd *harness.Reader, i int, l *level) {
+		l.sv = island.ReadSingular(rd, i)
+	}); err != nil {
 		return nil, err
 	}
 	if err := readDistributions(out, byBeta); err != nil {
@@ -190,6 +202,8 @@ type sectionData struct {
 	LapWiden           int
 	WideRows, WideCols int
 	BaseDomain         bool
+	Bounded            bool // some singular values are bounds only
+	SVDMax             int
 	Channels, Where    [][]string
 	Claims             []harness.Claim
 }
@@ -201,11 +215,12 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 		Preset: p.IsPreset(p.City), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
 		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
 		WideRows: g.Rows + 2*p.LapWiden, WideCols: g.Cols + 2*p.LapWiden, BaseDomain: p.FigureDomain == "base",
-		Claims: claims,
+		Claims: claims, SVDMax: island.SVDMaxCells,
 	}
 	sig := harness.FormatSig
 	for _, l := range levels {
-		d.Channels = append(d.Channels, []string{sig(l.beta, 3), sig(2*l.beta, 3), sig(l.tight, 6), sig(l.eps, 6), sig(l.msv, 4)})
+		d.Bounded = d.Bounded || l.sv.Method != "svd"
+		d.Channels = append(d.Channels, []string{sig(l.beta, 3), sig(2*l.beta, 3), sig(l.tight, 6), sig(l.eps, 6), l.sv.Words(4)})
 	}
 	pct := harness.FormatPct
 	for _, loc := range []string{"A", "B"} {

@@ -10,6 +10,8 @@ import (
 
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+	"privic/kernels/mechanism"
 	"privic/plots"
 )
 
@@ -83,7 +85,38 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		}
 	}
 	md, err := section(p, cells, cals, wins, figs)
-	return harness.Section{Markdown: md, Skipped: skipped(cals), Figures: figs}, err
+	return harness.Section{Markdown: md, Skipped: append(skipped(cals), unmeasured(p, cells)...), Figures: figs}, err
+}
+
+// unmeasured lists, per city and mechanism, the metrics left out of the
+// frontier (NaN) because the channel ran as an operator on a large grid:
+// the Bayes error, dense by nature, and a tight epsilon the operator
+// cannot give at that size.
+func unmeasured(p *params, cells []*cell) []harness.Skip {
+	var out []harness.Skip
+	seen := map[string]bool{}
+	for _, c := range cells {
+		for _, q := range []struct {
+			name string
+			v    float64
+			why  string
+		}{
+			{"bayes_error", c.bayes, fmt.Sprintf("the Bayes error is a minimum over guesses for every report, O(|Y| |X|^2) = %.3g operations at most on the dense channel: not computed above that on the structured channels (grids of %d cells or more)",
+				mechanism.BayesErrorMaxOps, kernels.DenseOpCells)},
+			{"tight_epsilon", c.eps, "the exact tight epsilon of this structured channel is a brute force over pairs of inputs, too large at this size (it is at most the mechanism's claim)"},
+		} {
+			key := c.city + "\x00" + c.mech + "\x00" + q.name
+			if !math.IsNaN(q.v) || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, harness.Skip{
+				Figure: fmt.Sprintf("frontier.csv %s (%s, %s)", q.name, c.city, c.mech),
+				Reason: q.why,
+			})
+		}
+	}
+	return out
 }
 
 // skipped lists the levels a mechanism could not be calibrated to (or
@@ -223,16 +256,24 @@ func winners(p *params, cells []*cell) []winner {
 	for _, city := range p.Cities {
 		for _, cal := range p.Calibrations {
 			for _, level := range p.levels(cal).Values() {
-				var cs []*cell
+				var all []*cell
 				for _, c := range cells {
 					if c.city == city && c.cal == cal && c.level == level {
-						cs = append(cs, c)
+						all = append(all, c)
 					}
 				}
-				if len(cs) == 0 {
-					continue
-				}
 				for _, cr := range criteria(cal) {
+					// Metrics not measured (NaN: the Bayes error of
+					// operators on large grids) do not compete.
+					var cs []*cell
+					for _, c := range all {
+						if !math.IsNaN(c.metric(cr[0])) {
+							cs = append(cs, c)
+						}
+					}
+					if len(cs) == 0 {
+						continue
+					}
 					sorted := append([]*cell(nil), cs...)
 					sort.SliceStable(sorted, func(i, j int) bool {
 						a, b := sorted[i].metric(cr[0]), sorted[j].metric(cr[0])

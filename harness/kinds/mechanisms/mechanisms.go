@@ -87,12 +87,52 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 	return jobs, err
 }
 
-// EstimateBytes bounds a job's memory by a few dense channels over the
-// widest output grid plus the EMD solver's arcs.
+// EstimateBytes bounds a job's memory. A mechanism with a structured
+// form on a grid of kernels.DenseOpCells cells or more runs on operators:
+// its operator's memory (kernels.BAMemory, kernels.LaplaceOpMemory, the
+// planar table), a dozen vectors of the grids for calibration, IBU and
+// identification, the EMD's arcs, and the dense channel where the Bayes
+// error is computed on it (mechanism.BayesErrorMaxOps). Otherwise a few
+// dense channels over the widest output grid plus the EMD solver's arcs.
 func (def) EstimateBytes(j job) int64 {
-	m := int64(j.ds.Grid.Len())
-	n := int64(j.ds.Grid.Widen(j.p.LapWiden).Len())
-	return 8*4*m*n + 64*m*m
+	g := j.ds.Grid
+	m := int64(g.Len())
+	wide := g.Widen(j.p.LapWiden)
+	n := int64(wide.Len())
+	e, err := j.p.reg.Lookup(j.mech)
+	if err != nil || !useOperators(newMechanism(j.p, j.ds.Name, e), g) {
+		return 8*4*m*n + 64*m*m
+	}
+	out := g
+	if e.WideOutput {
+		out = wide
+	}
+	var op int64
+	switch e.New(j.p.options()).(type) {
+	case mechanism.BA:
+		op = kernels.BAMemory(g)
+	case mechanism.LAP:
+		op = kernels.LaplaceOpMemory(g, out)
+	default: // RR in closed form; the planar table, about 9 entries a cell and their logarithms
+		op = 2 * 8 * 9 * int64(max(g.Len(), out.Len()))
+	}
+	// Two operators live at once (the calibrated one and the last tried,
+	// or the one on the island prior); the EMD's arcs as in ba-vs-lap.
+	arcs := 8 * (m / 2) * ((m + 1) / 2)
+	b := 2*op + 8*12*(m+int64(out.Len())) + 2*arcs
+	if float64(out.Len())*float64(m)*float64(m) <= mechanism.BayesErrorMaxOps {
+		b += 2 * kernels.DenseChannelMemory(g, out)
+	}
+	return b
+}
+
+// useOperators says whether mechanism m runs on operators on grid g: it
+// has a structured form, and g is large enough for the kernels to use it
+// (below kernels.DenseOpCells cells they use dense channels, and so does
+// the kind, for the bits of the paper's results).
+func useOperators(m mechanism.Mechanism, g kernels.Grid) bool {
+	_, ok := m.(mechanism.Operator)
+	return ok && g.Len() >= kernels.DenseOpCells
 }
 
 // setup is a mechanism ready to run on a city.
@@ -102,6 +142,7 @@ type setup struct {
 	lpSolver string // "" unless the mechanism solves an LP
 	lpRows   int
 	skip     string // non-empty: why the job cannot run
+	ops      bool   // run on the mechanism's operators
 }
 
 // newMechanism makes the mechanism of the registry entry e as the
@@ -127,6 +168,7 @@ func build(p *params, city, name string, g kernels.Grid) setup {
 	if e.WideOutput {
 		s.out = g.Widen(p.LapWiden)
 	}
+	s.ops = useOperators(s.m, g)
 	if lp, ok := s.m.(mechanism.LP); ok {
 		if size := lp.LPSize(s.in, s.out); size.Constraints > 0 {
 			s.lpSolver, s.lpRows = size.Solver, size.Constraints
@@ -171,6 +213,10 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
 		return []harness.Table{*frontier, *cal}, nil
 	}
+	if errors.Is(err, mechanism.ErrIntractable) {
+		calRow(math.NaN(), math.NaN(), 0, "refused: "+err.Error())
+		return []harness.Table{*frontier, *cal}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -202,15 +248,26 @@ func calibrate(ctx context.Context, j job, s setup) (*mechanism.Calibration, err
 		return nil, err
 	}
 	return mechanism.Calibrate(s.m, s.in, s.out, j.ds.Prior(), target, j.level,
-		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true})
+		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true, Operators: s.ops})
 }
 
 // measure adds the calibrated channel's frontier rows: its metrics, the
 // identification of A, and the utility of every simulation.
 func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
-	p, ds, ch := j.p, j.ds, res.Channel
+	p, ds := j.p, j.ds
+	var ch kernels.ChannelOp = res.Channel
 	prior := ds.Prior()
-	met, err := mechanism.MeasureOf(s.m, res.Param, prior, ch)
+	var met mechanism.Metrics
+	var err error
+	if s.ops {
+		// The metrics the operator cannot give at this size (the Bayes
+		// error, dense by nature, above mechanism.BayesErrorMaxOps) are
+		// NaN; Finish lists them as skipped.
+		ch = res.Op
+		met, _, err = mechanism.MeasureOpOf(s.m.(mechanism.Operator), res.Param, prior, ch)
+	} else {
+		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
+	}
 	if err != nil {
 		return err
 	}
@@ -239,7 +296,7 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 // identification measures A on the island prior. Prior-dependent
 // mechanisms are rebuilt for the island prior at the calibrated parameter
 // (the parameter, not the level, is what a deployment fixes).
-func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch *kernels.Channel) (post, mapProb float64, err error) {
+func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch kernels.ChannelOp) (post, mapProb float64, err error) {
 	idx, err := a.Index(ds.Grid, "a."+ds.Name)
 	if err != nil {
 		return 0, 0, err
@@ -248,7 +305,16 @@ func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, para
 	if err != nil {
 		return 0, 0, fmt.Errorf("island prior of %s: %w", ds.Name, err)
 	}
-	ich := ch
+	if s.ops {
+		ich := ch
+		if s.m.Info().PriorDependent {
+			if ich, err = s.m.(mechanism.Operator).Op(s.in, s.out, island, param); err != nil {
+				return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
+			}
+		}
+		return mechanism.IdentificationOp(island, ich, idx)
+	}
+	ich := ch.(*kernels.Channel)
 	if s.m.Info().PriorDependent {
 		if ich, err = s.m.Channel(s.in, s.out, island, param); err != nil {
 			return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
@@ -258,9 +324,11 @@ func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, para
 }
 
 // utility obfuscates every check-in of ds with ch, estimates the prior
-// with IBU from uniform and returns the EMD of the estimate to prior.
-func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernels.Channel, ibuIters int) (float64, error) {
-	reports, err := kernels.Obfuscate(r, ds.Counts, ch)
+// with IBU from uniform and returns the EMD of the estimate to prior. A
+// dense channel goes through the dense kernels (kernels.ObfuscateOp and
+// IBUOp hand it to them), an operator through its structured form.
+func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch kernels.ChannelOp, ibuIters int) (float64, error) {
+	reports, err := kernels.ObfuscateOp(r, ds.Counts, ch)
 	if err != nil {
 		return 0, fmt.Errorf("obfuscate: %w", err)
 	}
@@ -275,7 +343,7 @@ func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch *kernels.Ch
 	for y, v := range reports {
 		q[y] = float64(v) / float64(n)
 	}
-	est, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
+	est, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
 	if err != nil {
 		return 0, fmt.Errorf("IBU: %w", err)
 	}

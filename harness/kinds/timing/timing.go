@@ -92,10 +92,17 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 	return param.CityJobs(&p.Data, func(ds *datasets.Dataset) job { return job{ds: ds, p: p} })
 }
 
-// EstimateBytes: the channel, the BA work space and the IBU vectors.
+// EstimateBytes: BA's factorised channel (kernels.BAMemory), with its
+// dense form below kernels.DenseOpCells cells, the dense IBU's work space
+// there, and the IBU vectors.
 func (def) EstimateBytes(j job) int64 {
-	m := int64(j.ds.Grid.Len())
-	return 8 * 3 * m * m
+	g := j.ds.Grid
+	m := int64(g.Len())
+	b := kernels.BAMemory(g) + 8*8*m
+	if g.Len() < kernels.DenseOpCells {
+		b += 3 * kernels.DenseChannelMemory(g, g)
+	}
+	return b
 }
 
 // timeIt runs f once untimed, then repeats times, and returns the median
@@ -130,14 +137,17 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	baIt := param.Get(p.BAIterations, ds.Name, privic.DefaultBAIterations)
 	ibuIt := param.Get(p.IBUIterations, ds.Name, privic.DefaultIBUIterations)
 	// One BA as in a PRIVIC cycle: the fixed iterations from the uniform
-	// channel, then the channel the cycle obfuscates with.
-	var ch *kernels.Channel
+	// channel, then the channel in the form the cycle obfuscates with
+	// (materialised on grids below kernels.DenseOpCells cells, factorised
+	// above).
+	var ch kernels.ChannelOp
 	baMed, baMin, err := timeIt(ctx, p.Repeats, func() error {
 		b, err := kernels.BA(g, prior, kernels.BAConfig{Beta: p.Beta, Iterations: baIt})
 		if err != nil {
 			return err
 		}
-		ch = b.Channel()
+		kernels.DenseOf(b)
+		ch = b
 		return nil
 	})
 	if err != nil {
@@ -145,14 +155,12 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	// IBU on that channel from uniform, with the exact report
 	// distribution q = prior . C (as the peer NumPy timing does).
-	q := make([]float64, ch.Out.Len())
-	for x, px := range prior {
-		for y, c := range ch.Row(x) {
-			q[y] += px * c
-		}
+	q, err := kernels.MarginalOp(prior, ch)
+	if err != nil {
+		return nil, fmt.Errorf("marginal: %w", err)
 	}
 	ibuMed, ibuMin, err := timeIt(ctx, p.Repeats, func() error {
-		_, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: ibuIt})
+		_, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIt})
 		return err
 	})
 	if err != nil {

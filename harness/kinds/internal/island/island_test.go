@@ -17,7 +17,11 @@ func TestStatsByHand(t *testing.T) {
 		0.1, 0.3, 0.6,
 	}}
 	prior := []float64{0.6, 0, 0.4}
-	s, err := Stats(prior, ch, 2, []bool{false, true, false})
+	v, err := NewView(prior, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := v.Stats(2, []bool{false, true, false})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,24 +88,82 @@ func ReadStats(rd *harness.Reader, i int) LocStats {
 	}
 }
 
-// Stats computes LocStats for true input x of ch under prior (over
-// ch.In). block marks cells of ch.In in the island's zeroed block (nil for
-// none).
-func Stats(prior []float64, ch *kernels.Channel, x int, block []bool) (LocStats, error) {
-	in, out := ch.In, ch.Out
-	if len(prior) != in.Len() {
-		return LocStats{}, fmt.Errorf("prior has %d cells, channel input %d", len(prior), in.Len())
+// View is a channel prepared for LocStats under one prior: its output
+// marginal and the MAP adversary's guess for every output, shared by the
+// locations measured on it. A channel the kernels use in dense form
+// (kernels.DenseOf: any dense channel, or a structured one on a grid
+// below kernels.DenseOpCells cells) is read from its matrix; a structured
+// operator on a larger grid is never materialised: its rows come from
+// C^T e_x and the guesses from kernels.MAPGuessOp.
+type View struct {
+	op    kernels.ChannelOp
+	dense *kernels.Channel // nil: use op
+	in    kernels.Grid
+	out   kernels.Grid
+	prior []float64
+	q     []float64
+	arg   []int
+}
+
+// NewView prepares op for LocStats under prior (over op's input grid).
+func NewView(prior []float64, op kernels.ChannelOp) (*View, error) {
+	if op == nil {
+		return nil, fmt.Errorf("channel is nil")
 	}
+	in, out := op.Grids()
+	if len(prior) != in.Len() {
+		return nil, fmt.Errorf("prior has %d cells, channel input %d", len(prior), in.Len())
+	}
+	v := &View{op: op, dense: kernels.DenseOf(op), in: in, out: out, prior: prior}
+	if v.dense != nil {
+		v.q, v.arg = mapGuess(prior, v.dense)
+		return v, nil
+	}
+	var err error
+	if v.q, v.arg, err = kernels.MAPGuessOp(prior, op); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Out is the channel's output grid.
+func (v *View) Out() kernels.Grid { return v.out }
+
+// Row returns row x of the channel (a new slice for operators; the
+// matrix's own row for dense channels, not to be modified).
+func (v *View) Row(x int) ([]float64, error) {
+	if x < 0 || x >= v.in.Len() {
+		return nil, fmt.Errorf("location %d outside the %v input grid", x, v.in)
+	}
+	if v.dense != nil {
+		return v.dense.Row(x), nil
+	}
+	e := make([]float64, v.in.Len())
+	e[x] = 1
+	row := make([]float64, v.out.Len())
+	if err := v.op.ApplyT(row, e); err != nil {
+		return nil, fmt.Errorf("row %d: %w", x, err)
+	}
+	return row, nil
+}
+
+// Stats computes LocStats for true input x of the view's channel under
+// its prior. block marks cells of the input grid in the island's zeroed
+// block (nil for none).
+func (v *View) Stats(x int, block []bool) (LocStats, error) {
+	in, out, prior := v.in, v.out, v.prior
 	if x < 0 || x >= in.Len() {
 		return LocStats{}, fmt.Errorf("location %d outside the %v input grid", x, in)
 	}
 	if block != nil && len(block) != in.Len() {
 		return LocStats{}, fmt.Errorf("block mask has %d cells, grid %d", len(block), in.Len())
 	}
-	q, arg := mapGuess(prior, ch)
+	q, arg := v.q, v.arg
 	var s LocStats
-	n := out.Len()
-	row := ch.P[x*n : (x+1)*n]
+	row, err := v.Row(x)
+	if err != nil {
+		return LocStats{}, err
+	}
 	modeP := -1.0
 	for j, c := range row {
 		ar, ac := out.Abs(j)

@@ -2,6 +2,8 @@ package paper
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"privic/harness"
 )
@@ -67,4 +69,49 @@ func LapEpsWords(mode string) string {
 		return "2·beta (paper's text, lap_epsilon = \"two-beta\")"
 	}
 	return "the tight epsilon of the BA channel at the same beta (reference code, lap_epsilon = \"tight\")"
+}
+
+// InvertibilityBoundsClaim is InvertibilityClaim for channels some of
+// which have only certified bounds lo <= sigma_min <= hi (exact NaN, on
+// grids too large for a dense SVD): a channel is clearly invertible when
+// its exact value, or else its lower bound, exceeds invertibleTol, and
+// clearly not when its exact value, or else its upper bound, is at most
+// invertibleTol; between the two the bounds decide nothing. With every
+// exact value known it is InvertibilityClaim.
+func InvertibilityBoundsClaim(what string, exact, lo, hi []float64) harness.Claim {
+	bounded := false
+	for _, v := range exact {
+		bounded = bounded || math.IsNaN(v)
+	}
+	if !bounded {
+		return InvertibilityClaim(what, exact)
+	}
+	ok, not := 0, 0
+	var ev []string
+	for i, v := range exact {
+		switch {
+		case !math.IsNaN(v):
+			if v > invertibleTol {
+				ok++
+			} else {
+				not++
+			}
+			ev = append(ev, harness.FormatSig(v, 3))
+		default:
+			if lo[i] > invertibleTol {
+				ok++
+			} else if hi[i] <= invertibleTol {
+				not++
+			}
+			ev = append(ev, "["+harness.FormatSig(lo[i], 3)+", "+harness.FormatSig(hi[i], 3)+"]")
+		}
+	}
+	return harness.Claim{
+		Claim: "BA channels are invertible (Theorem 4.1)",
+		Evidence: fmt.Sprintf("%s: smallest singular value (certified bounds [lower, upper] where the grid is too large for a dense SVD): %s. "+
+			"Clearly above %s for %d of %d channels, at most %s for %d, undecided by the bounds for %d",
+			what, strings.Join(ev, ", "), harness.FormatSig(invertibleTol, 2), ok, len(exact),
+			harness.FormatSig(invertibleTol, 2), not, len(exact)-ok-not),
+		Verdict: harness.CountVerdict(ok, len(exact)),
+	}
 }

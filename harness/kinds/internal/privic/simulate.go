@@ -34,7 +34,7 @@ type population struct {
 	name    string
 	grid    kernels.Grid
 	xs, ys  []float64   // cell coordinates (row, col)
-	points  *emd.Points // the cells with their distances, for the EMD solver
+	points  *emd.Points // the cells with their distances, for the EMD solver (small grids; nil: kernels.EMD)
 	prior   []float64   // pi: counts / N
 	uniform []float64
 	// cells lists the cell of every check-in (grouped by cell), so that a
@@ -45,9 +45,9 @@ type population struct {
 	// partitions is how many disjoint batches of that size the data holds.
 	batch, partitions int
 
-	emd0  lazy[float64]          // EMD(uniform, pi): cycle 0
-	lap   lazy[*kernels.Channel] // LAP on the base grid (first cycle, reference code)
-	first map[float64]*lazy[*kernels.Channel]
+	emd0  lazy[float64]           // EMD(uniform, pi): cycle 0
+	lap   lazy[kernels.ChannelOp] // LAP on the base grid (first cycle, reference code)
+	first map[float64]*lazy[kernels.ChannelOp]
 }
 
 // newPopulation prepares the shared state of a dataset's jobs. The batch
@@ -79,7 +79,7 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 		prior:   ds.Prior(),
 		uniform: make([]float64, ds.Grid.Len()),
 		cells:   make([]int32, 0, ds.N),
-		first:   map[float64]*lazy[*kernels.Channel]{},
+		first:   map[float64]*lazy[kernels.ChannelOp]{},
 	}
 	p.xs, p.ys = make([]float64, ds.Grid.Len()), make([]float64, ds.Grid.Len())
 	for i := range p.uniform {
@@ -87,11 +87,13 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 		r, c := ds.Grid.Abs(i)
 		p.xs[i], p.ys[i] = float64(r), float64(c)
 	}
-	pts, err := emd.NewPoints(p.xs, p.ys)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	if ds.Grid.Len() <= TableMaxCells {
+		pts, err := emd.NewPoints(p.xs, p.ys)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", ds.Name, err)
+		}
+		p.points = pts
 	}
-	p.points = pts
 	for x, c := range ds.Counts {
 		for range c {
 			p.cells = append(p.cells, int32(x))
@@ -103,7 +105,7 @@ func populationOf(ds *datasets.Dataset, fraction float64, betas []float64) (*pop
 	}
 	p.partitions = ds.N / p.batch
 	for _, b := range betas {
-		p.first[b] = &lazy[*kernels.Channel]{}
+		p.first[b] = &lazy[kernels.ChannelOp]{}
 	}
 	return p, nil
 }
@@ -116,26 +118,26 @@ func (p *population) cycle0() (float64, error) {
 }
 
 // laplace is LAP with eps on the base grid (output = input domain).
-func (p *population) laplace(eps float64) (*kernels.Channel, error) {
-	return p.lap.get(func() (*kernels.Channel, error) {
-		return kernels.Laplace(p.grid, p.grid, eps)
+func (p *population) laplace(eps float64) (kernels.ChannelOp, error) {
+	return p.lap.get(func() (kernels.ChannelOp, error) {
+		return kernels.NewLaplaceOp(p.grid, p.grid, eps)
 	})
 }
 
 // baUniform is C_1 = BA(theta_0 = uniform): the same for every round and
 // variant of a (city, beta), so it is built once.
-func (p *population) baUniform(beta float64, cfg kernels.BAConfig) (*kernels.Channel, error) {
+func (p *population) baUniform(beta float64, cfg kernels.BAConfig) (kernels.ChannelOp, error) {
 	l, ok := p.first[beta]
 	if !ok {
 		// Not planned for this beta: build a private copy.
-		l = &lazy[*kernels.Channel]{}
+		l = &lazy[kernels.ChannelOp]{}
 	}
-	return l.get(func() (*kernels.Channel, error) {
+	return l.get(func() (kernels.ChannelOp, error) {
 		b, err := kernels.BA(p.grid, p.uniform, cfg)
 		if err != nil {
 			return nil, err
 		}
-		return b.Channel(), nil
+		return b, nil
 	})
 }
 
@@ -156,9 +158,12 @@ type simConfig struct {
 	FinalBA           bool
 
 	// source replaces the random batches (tests: exact reports); trace
-	// keeps every cycle's IBU estimate mu_t in the trajectory.
+	// keeps every cycle's IBU estimate mu_t in the trajectory; dense
+	// materialises every channel, whatever the grid (tests: the dense
+	// path beside the operators on a large grid).
 	source batchSource
 	trace  bool
+	dense  bool
 }
 
 func (c simConfig) baConfig() kernels.BAConfig {
@@ -203,11 +208,12 @@ type trajectory struct {
 
 // batchSource supplies each cycle's data. draw writes the empirical
 // distribution of cycle t's true locations; obfuscate writes the report
-// counts over ch.Out that those check-ins send through ch (summing to the
-// batch size). Every variant of a group sees the same draws.
+// counts over ch's output grid that those check-ins send through ch
+// (summing to the batch size). Every variant of a group sees the same
+// draws.
 type batchSource interface {
 	draw(t int, empirical []float64) error
-	obfuscate(ch *kernels.Channel, reports []float64) error
+	obfuscate(ch kernels.ChannelOp, reports []float64) error
 }
 
 // sampler draws real batches: n check-ins per cycle, iid from the
@@ -245,8 +251,17 @@ func (s *sampler) draw(t int, empirical []float64) error {
 	return nil
 }
 
-func (s *sampler) obfuscate(ch *kernels.Channel, reports []float64) error {
-	r, err := kernels.ObfuscateTrusted(s.rng, s.counts, ch)
+// obfuscate draws the batch's reports: through the dense channel, built
+// here and stochastic by construction, with the kernel that skips the
+// check of its rows; through the operator on large grids.
+func (s *sampler) obfuscate(ch kernels.ChannelOp, reports []float64) error {
+	var r []int
+	var err error
+	if d := kernels.DenseOf(ch); d != nil {
+		r, err = kernels.ObfuscateTrusted(s.rng, s.counts, d)
+	} else {
+		r, err = kernels.ObfuscateOp(s.rng, s.counts, ch)
+	}
 	if err != nil {
 		return fmt.Errorf("obfuscate: %w", err)
 	}
@@ -276,10 +291,10 @@ func simulate(ctx context.Context, rng *rand.Rand, p *population, c simConfig) (
 // whole history.
 type state struct {
 	theta      []float64
-	mu         []float64       // the IBU estimate theta was made from (trace)
-	hist       []kernels.Batch // (C_t, reports_t) of every cycle so far
-	weight     float64         // check-ins summarised by theta
-	pop, batch float64         // EMD to pi and to the cycle's batch
+	mu         []float64         // the IBU estimate theta was made from (trace)
+	hist       []kernels.OpBatch // (C_t, reports_t) of every cycle so far
+	weight     float64           // check-ins summarised by theta
+	pop, batch float64           // EMD to pi and to the cycle's batch
 	baIters    int
 	ibuIters   int
 }
@@ -291,7 +306,7 @@ type (
 		mech string // the first mechanism; only cycle 1 depends on it
 	}
 	chanVal struct {
-		ch      *kernels.Channel
+		ch      kernels.ChannelOp
 		reports []float64
 		q       []float64
 		baIters int
@@ -359,10 +374,13 @@ type group struct {
 	trs    []*trajectory
 	cur    []*state // each variant's current estimate
 	// The BA workspace reuses its buffers across cycles and variants; the
-	// channels (kept for the final GIBU) are the per-cycle allocations.
-	// Every channel is built here (BA or LAP, stochastic by construction),
-	// so obfuscation, IBU and GIBU take them without re-checking their
-	// rows on every use (the Trusted kernels).
+	// channels (kept for the final GIBU) are the per-cycle allocations:
+	// factorised BA channels and LAP operators, O(m) each, materialised
+	// only on grids below kernels.DenseOpCells cells, where the kernels
+	// use their dense forms. Every channel is built here (BA or LAP,
+	// stochastic by construction), so obfuscation, IBU and GIBU take the
+	// dense ones without re-checking their rows on every use (the
+	// Trusted kernels).
 	ws                kernels.BAWorkspace
 	iw                kernels.IBUWorkspace
 	sv                emd.Solver
@@ -468,7 +486,14 @@ func (g *group) step(t int, s *state, v Variant) (*state, error) {
 		if mk.start == "previous" {
 			start = s.theta
 		}
-		mu, iters, err := g.iw.IBUTrusted(nil, cv.ch, cv.q, start, g.c.ibuConfig())
+		var mu []float64
+		var iters int
+		var err error
+		if d := kernels.DenseOf(cv.ch); d != nil {
+			mu, iters, err = g.iw.IBUTrusted(nil, d, cv.q, start, g.c.ibuConfig())
+		} else {
+			mu, iters, err = kernels.IBUOp(cv.ch, cv.q, start, g.c.ibuConfig())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("IBU: %w", err)
 		}
@@ -485,7 +510,7 @@ func (g *group) step(t int, s *state, v Variant) (*state, error) {
 	ns := &state{
 		theta:    mv.mu,
 		mu:       mv.mu,
-		hist:     append(append(make([]kernels.Batch, 0, t), s.hist...), kernels.Batch{Channel: cv.ch, Counts: cv.reports}),
+		hist:     append(append(make([]kernels.OpBatch, 0, t), s.hist...), kernels.OpBatch{Op: cv.ch, Counts: cv.reports}),
 		weight:   s.weight + g.n,
 		pop:      math.NaN(),
 		batch:    math.NaN(),
@@ -512,10 +537,14 @@ func (g *group) channel(t int, ck chanKey) (*chanVal, error) {
 		return cv, nil
 	}
 	ch, baIters, err := cycleChannel(&g.ws, g.p, g.c, t, ck.mech, ck.s.theta)
+	if err == nil && g.c.dense {
+		ch, err = materialise(ch)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("channel: %w", err)
 	}
-	cv := &chanVal{ch: ch, reports: make([]float64, ch.Out.Len()), q: make([]float64, ch.Out.Len()), baIters: baIters}
+	_, out := ch.Grids()
+	cv := &chanVal{ch: ch, reports: make([]float64, out.Len()), q: make([]float64, out.Len()), baIters: baIters}
 	if err := g.src.obfuscate(ch, cv.reports); err != nil {
 		return nil, err
 	}
@@ -568,7 +597,7 @@ func (g *group) final(s *state) (*final, error) {
 		if g.c.GIBUStart == "previous" {
 			start = s.theta
 		}
-		gibu, iters, err := g.iw.GIBUTrusted(nil, s.hist, start, g.c.gibuConfig())
+		gibu, iters, err := g.gibu(s.hist, start)
 		if err != nil {
 			return nil, fmt.Errorf("final GIBU: %w", err)
 		}
@@ -587,9 +616,24 @@ func (g *group) final(s *state) (*final, error) {
 	return f, nil
 }
 
+// gibu is the final GIBU over hist: on the dense channels with the
+// group's work space when every channel has a dense form, else on the
+// operators.
+func (g *group) gibu(hist []kernels.OpBatch, start []float64) ([]float64, int, error) {
+	dense := make([]kernels.Batch, len(hist))
+	for t, b := range hist {
+		d := kernels.DenseOf(b.Op)
+		if d == nil {
+			return kernels.GIBUOp(hist, start, g.c.gibuConfig())
+		}
+		dense[t] = kernels.Batch{Channel: d, Counts: b.Counts}
+	}
+	return g.iw.GIBUTrusted(nil, dense, start, g.c.gibuConfig())
+}
+
 // cycleChannel returns C_t and the BA iterations it took; mech is the first
 // mechanism (cycle 1 only).
-func cycleChannel(ws *kernels.BAWorkspace, p *population, c simConfig, t int, mech string, theta []float64) (*kernels.Channel, int, error) {
+func cycleChannel(ws *kernels.BAWorkspace, p *population, c simConfig, t int, mech string, theta []float64) (kernels.ChannelOp, int, error) {
 	if t == 1 {
 		if mech == "laplace" {
 			ch, err := p.laplace(c.LaplaceEps)
@@ -603,32 +647,59 @@ func cycleChannel(ws *kernels.BAWorkspace, p *population, c simConfig, t int, me
 	if err != nil {
 		return nil, 0, err
 	}
-	return b.Channel(), b.Iterations, nil
+	return b, b.Iterations, nil
+}
+
+// materialise returns the dense channel of a BA or LAP operator (for
+// simConfig.dense).
+func materialise(op kernels.ChannelOp) (kernels.ChannelOp, error) {
+	switch c := op.(type) {
+	case *kernels.BAChannel:
+		return c.Dense()
+	case *kernels.LaplaceOp:
+		return kernels.Laplace(c.In, c.Out, c.Eps)
+	}
+	return op, nil
 }
 
 // measure writes EMD(est, pi) to pop and EMD(est, ref) to batch, each
 // only when that reference is requested. It is kernels.EMD on the base
-// grid (Euclidean cost between cell positions, shared mass cancelled)
-// through one solver per job, whose work space is reused across calls
-// instead of being allocated for each of the thousands of EMDs, on the
-// population's distance table (computed once per city, not per EMD).
+// grid (Euclidean cost between cell positions, shared mass cancelled);
+// on grids of up to TableMaxCells cells through one solver per job,
+// whose work space is reused across calls instead of being allocated for
+// each of the thousands of EMDs, on the population's distance table
+// (computed once per city, not per EMD), with the same result bit for
+// bit.
 func measure(sv *emd.Solver, p *population, c simConfig, est, ref []float64, pop, batch *float64) error {
+	dist := func(a, b []float64) (float64, error) {
+		if p.points == nil {
+			return kernels.EMD(p.grid, a, p.grid, b)
+		}
+		r, err := sv.SolveOn(p.points, a, b)
+		return r.Cost, err
+	}
 	if c.Population {
-		r, err := sv.SolveOn(p.points, est, p.prior)
+		d, err := dist(est, p.prior)
 		if err != nil {
 			return fmt.Errorf("EMD to pi: %w", err)
 		}
-		*pop = r.Cost
+		*pop = d
 	}
 	if c.Batch {
-		r, err := sv.SolveOn(p.points, est, ref)
+		d, err := dist(est, ref)
 		if err != nil {
 			return fmt.Errorf("EMD to the batch: %w", err)
 		}
-		*batch = r.Cost
+		*batch = d
 	}
 	return nil
 }
+
+// TableMaxCells is the largest grid whose cells' distances a PRIVIC job
+// tabulates for its EMDs (8 bytes a pair: 32 MB at 2,048 cells); larger
+// grids price the arcs of each EMD from the cells' coordinates
+// (kernels.EMD).
+const TableMaxCells = 2048
 
 // mix sets theta to the sample-size-weighted average of theta (summarising
 // w check-ins) and mu (n new check-ins): the paper's mu_t (+) theta_{t-1}.
