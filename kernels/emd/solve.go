@@ -38,6 +38,7 @@ type Solver struct {
 	MaxPivots int
 
 	net   network
+	dense dense
 	cost  []float64
 	sup   []float64
 	dem   []float64
@@ -366,13 +367,15 @@ func (s *Solver) solve(maxc float64, plan bool) (Result, error) {
 	if maxc > math.MaxFloat64/float64(4*(n+m)) {
 		return Result{}, fmt.Errorf("emd: largest |cost| %v is too large for %d x %d points", maxc, n, m)
 	}
-	s.net.reset(n, m, s.cost[:n*m], maxc)
-	s.net.initial(s.sup, s.dem)
+	s.net.reset(n, m, maxc)
+	s.dense.reset(n, m, s.cost[:n*m])
+	s.dense.matrixMinimum(&s.net, s.sup, s.dem)
+	s.net.buildTree()
 	maxp := s.MaxPivots
 	if maxp <= 0 {
 		maxp = DefaultMaxPivots(n, m)
 	}
-	piv, err := s.net.run(maxp)
+	piv, err := s.net.run(&s.dense, 0, maxp)
 	if err != nil {
 		return Result{Pivots: piv}, fmt.Errorf("emd: %d x %d problem: %w", n, m, err)
 	}
@@ -382,8 +385,8 @@ func (s *Solver) solve(maxc float64, plan bool) (Result, error) {
 	}
 	if plan {
 		for x := 0; x < n+m; x++ {
-			if e := s.net.arc[x]; e >= 0 && s.net.flow[x] > 0 {
-				res.Flows = append(res.Flows, Flow{From: s.supIx[e/m], To: s.demIx[e%m], Mass: s.net.flow[x]})
+			if i, j, real := s.net.arcOf(x); real && s.net.flow[x] > 0 {
+				res.Flows = append(res.Flows, Flow{From: s.supIx[i], To: s.demIx[j], Mass: s.net.flow[x]})
 			}
 		}
 	}
