@@ -1,0 +1,321 @@
+package emd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// certTol is the tolerance of the certificate checks, relative to the
+// largest cost C: dual feasibility and complementary slackness hold to
+// certTol*C, the objectives agree to certTol*C per unit of mass. The
+// simplex stops with every reduced cost >= -1e-12*C (pricingTol); the
+// potentials are sums of at most a few hundred costs along tree paths in
+// these tests, which adds rounding of order 1e-14*C. certTol leaves a
+// margin of 10 over the first and stays well below the reduced costs of
+// the improvements the near-tie tests plant (>= 1e-10*C), so a solver that
+// stops early with those left is caught.
+const certTol = 1e-11
+
+// certificate checks res (from a Solver with Duals) as a proof that
+// res.Cost is the optimal cost of moving a onto b (rescaled to a's total)
+// at cost(i, j) per unit, without trusting the solver: the plan is
+// feasible and costs res.Cost; U[i] + V[j] <= cost(i, j) on every pair
+// (i, j), each priced afresh; equality on the plan's arcs; the dual
+// objective equals res.Cost. It returns the first failure.
+func certificate(a, b []float64, cost func(i, j int) float64, res Result) error {
+	if len(res.U) != len(a) || len(res.V) != len(b) {
+		return fmt.Errorf("%d and %d potentials for %d and %d masses", len(res.U), len(res.V), len(a), len(b))
+	}
+	sa, sb := sum(a), sum(b)
+	scale := sa / sb
+	C := 0.0
+	for i := range a {
+		for j := range b {
+			C = max(C, math.Abs(cost(i, j)))
+		}
+	}
+	tol := certTol * max(C, math.SmallestNonzeroFloat64)
+	// Primal: a feasible plan costing res.Cost.
+	out, in := make([]float64, len(a)), make([]float64, len(b))
+	primal := 0.0
+	for _, f := range res.Flows {
+		if f.From < 0 || f.From >= len(a) || f.To < 0 || f.To >= len(b) || !(f.Mass > 0) {
+			return fmt.Errorf("flow %+v: out of range or not positive", f)
+		}
+		out[f.From] += f.Mass
+		in[f.To] += f.Mass
+		c := cost(f.From, f.To)
+		primal += f.Mass * c
+		// Complementary slackness.
+		if d := res.U[f.From] + res.V[f.To] - c; math.Abs(d) > tol {
+			return fmt.Errorf("plan ships %v on %d -> %d (cost %v) whose reduced cost is %g", f.Mass, f.From, f.To, c, -d)
+		}
+	}
+	for i, v := range a {
+		if math.Abs(out[i]-v) > 1e-12*sa {
+			return fmt.Errorf("plan ships %v from %d, want %v", out[i], i, v)
+		}
+	}
+	for j, v := range b {
+		if math.Abs(in[j]-v*scale) > 1e-12*sa {
+			return fmt.Errorf("plan delivers %v to %d, want %v", in[j], j, v*scale)
+		}
+	}
+	if math.Abs(primal-res.Cost) > tol*sa {
+		return fmt.Errorf("plan costs %v, result says %v", primal, res.Cost)
+	}
+	// Dual feasibility on every arc, and the dual objective.
+	dual := 0.0
+	for i, u := range res.U {
+		for j, v := range res.V {
+			if c := cost(i, j); u+v > c+tol {
+				return fmt.Errorf("arc %d -> %d: U + V = %v exceeds its cost %v by %g", i, j, u+v, c, u+v-c)
+			}
+		}
+		dual += a[i] * u
+	}
+	for j, v := range res.V {
+		dual += b[j] * scale * v
+	}
+	if math.Abs(dual-res.Cost) > tol*sa {
+		return fmt.Errorf("dual objective %v, cost %v", dual, res.Cost)
+	}
+	return nil
+}
+
+// euclidCost prices arc i -> j from the coordinates, as the checks want.
+func euclidCost(ax, ay, bx, by []float64) func(i, j int) float64 {
+	return func(i, j int) float64 { return math.Hypot(ax[i]-bx[j], ay[i]-by[j]) }
+}
+
+// TestCertificateGeneral: Solve and SolveMatrix with Duals certify their
+// optimum on random cost matrices (negative and tied entries, zero masses
+// on either side), and the cost matches the LP oracle.
+func TestCertificateGeneral(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	s := Solver{Duals: true}
+	for trial := range 120 {
+		n, m := 1+rng.IntN(7), 1+rng.IntN(7)
+		a, b := randDist(rng, n, trial%2 == 0, trial%3 == 0), randDist(rng, m, trial%4 < 2, false)
+		cost := make([]float64, n*m)
+		for k := range cost {
+			if trial%3 == 1 {
+				cost[k] = float64(rng.IntN(3) - 1) // many ties
+			} else {
+				cost[k] = rng.NormFloat64()
+			}
+		}
+		f := func(i, j int) float64 { return cost[i*m+j] }
+		var res Result
+		var err error
+		if trial%2 == 0 {
+			res, err = s.SolveMatrix(a, b, cost)
+		} else {
+			res, err = s.Solve(a, b, f)
+		}
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if err := certificate(a, b, f, res); err != nil {
+			t.Fatalf("trial %d (%dx%d): %v", trial, n, m, err)
+		}
+		if want := lpTransport(t, a, b, cost); math.Abs(res.Cost-want) > 1e-9 {
+			t.Fatalf("trial %d: cost %v, LP %v", trial, res.Cost, want)
+		}
+	}
+}
+
+// TestCertificatePoints: the point forms with Duals certify their optimum
+// for the full problem (shared mass included) on every pair of points, on
+// lattices with coinciding and repeated points and zero masses.
+func TestCertificatePoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	for trial := range 150 {
+		s := Solver{Duals: true, path: []int{pathDense, pathSparse}[trial%2]}
+		n, m := 1+rng.IntN(12), 1+rng.IntN(12)
+		ax, ay := randPoints(rng, n, trial%3 > 0)
+		bx, by := randPoints(rng, m, trial%3 > 0)
+		a, b := randDist(rng, n, trial%2 == 0, trial%5 == 0), randDist(rng, m, trial%4 == 0, false)
+		res, err := s.SolvePoints(ax, ay, a, bx, by, b)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if err := certificate(a, b, euclidCost(ax, ay, bx, by), res); err != nil {
+			t.Fatalf("trial %d SolvePoints (%dx%d): %v", trial, n, m, err)
+		}
+		// The same masses on one list of points (a's then b's).
+		x, y := append(append([]float64(nil), ax...), bx...), append(append([]float64(nil), ay...), by...)
+		pa, pb := make([]float64, n+m), make([]float64, n+m)
+		copy(pa, a)
+		copy(pb[n:], b)
+		com, err := s.SolveCommon(x, y, pa, pb)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if err := certificate(pa, pb, euclidCost(x, y, x, y), com); err != nil {
+			t.Fatalf("trial %d SolveCommon: %v", trial, err)
+		}
+		if math.Abs(com.Cost-res.Cost) > 1e-12 {
+			t.Fatalf("trial %d: SolveCommon %v, SolvePoints %v", trial, com.Cost, res.Cost)
+		}
+	}
+}
+
+// TestCertificateGrid: SolveCommon and SolveOn with Duals on grids where
+// many cells cancel exactly (equal masses) or are empty on both sides, so
+// that their potentials come from the c-transform.
+func TestCertificateGrid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	x, y := gridPoints(6, 7)
+	pts, err := NewPoints(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cost := euclidCost(x, y, x, y)
+	for trial := range 40 {
+		p, q := randDist(rng, len(x), true, false), randDist(rng, len(x), true, trial%2 == 0)
+		for k := range q {
+			if rng.IntN(3) == 0 {
+				q[k] = p[k] // cancels exactly (zero net) unless rescaled
+			}
+		}
+		normalise(q)
+		for _, path := range []int{pathDense, pathSparse} {
+			s := Solver{Duals: true, path: path}
+			res, err := s.SolveCommon(x, y, p, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := certificate(p, q, cost, res); err != nil {
+				t.Fatalf("trial %d path %d: %v", trial, path, err)
+			}
+		}
+		s := Solver{Duals: true}
+		on, err := s.SolveOn(pts, p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := certificate(p, q, cost, on); err != nil {
+			t.Fatalf("trial %d SolveOn: %v", trial, err)
+		}
+	}
+}
+
+// TestCertificateCatches: the checks reject certificates with one thing
+// wrong, so that the tests above can fail.
+func TestCertificateCatches(t *testing.T) {
+	x, y := gridPoints(3, 3)
+	cost := euclidCost(x, y, x, y)
+	p := []float64{0.3, 0, 0.1, 0, 0.2, 0, 0.1, 0, 0.3}
+	q := []float64{0, 0.2, 0.1, 0.2, 0, 0.2, 0.1, 0.2, 0}
+	s := Solver{Duals: true}
+	res, err := s.SolveCommon(x, y, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := certificate(p, q, cost, res); err != nil {
+		t.Fatalf("valid certificate rejected: %v", err)
+	}
+	clone := func() Result {
+		r := res
+		r.U, r.V = append([]float64(nil), res.U...), append([]float64(nil), res.V...)
+		r.Flows = append([]Flow(nil), res.Flows...)
+		return r
+	}
+	for name, bad := range map[string]func(r *Result){
+		"cost":        func(r *Result) { r.Cost *= 1 + 1e-9 },
+		"potential":   func(r *Result) { r.U[4] += 1e-9 },
+		"slack":       func(r *Result) { r.V[1] -= 1e-9 },
+		"flow":        func(r *Result) { r.Flows[0].Mass *= 1 + 1e-9 },
+		"short":       func(r *Result) { r.U = r.U[1:] },
+		"range":       func(r *Result) { r.Flows[0].To = 9 },
+		"destination": func(r *Result) { r.Flows[len(r.Flows)-1].To = (r.Flows[len(r.Flows)-1].To + 1) % 9 },
+	} {
+		r := clone()
+		bad(&r)
+		if certificate(p, q, cost, r) == nil {
+			t.Errorf("%s: a broken certificate passed", name)
+		}
+	}
+}
+
+// TestNearTies: costs with many exact ties, split by perturbations of
+// about 1e-9 of the largest cost. The optimum is decided by those
+// perturbations alone, so a solver that accepts reduced costs down to
+// -1e-9*C as optimal stops early: the brute-force assignment (general
+// costs) and the certificate (both) catch it.
+func TestNearTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	var s Solver
+	s.Duals = true
+	for trial := range 200 {
+		n := 3 + trial%5
+		cost := make([]float64, n*n)
+		for k := range cost {
+			cost[k] = float64(rng.IntN(3)) + 2e-9*rng.Float64()
+		}
+		ones := make([]float64, n)
+		for i := range ones {
+			ones[i] = 1
+		}
+		res, err := s.SolveMatrix(ones, ones, cost)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if best := bestAssignment(cost, n); math.Abs(res.Cost-best) > 1e-13 {
+			t.Fatalf("trial %d (n=%d): cost %.17g, best assignment %.17g", trial, n, res.Cost, best)
+		}
+		if err := certificate(ones, ones, func(i, j int) float64 { return cost[i*n+j] }, res); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+	// Lattice points moved by up to 1e-9: distances tie up to that.
+	for trial := range 100 {
+		s.path = []int{pathDense, pathSparse}[trial%2]
+		k := 5 + trial%20
+		x, y := randPoints(rng, 2*k, true)
+		for i := range x {
+			x[i] += 1e-9 * rng.Float64()
+			y[i] += 1e-9 * rng.Float64()
+		}
+		a, b := make([]float64, 2*k), make([]float64, 2*k)
+		for i := range k {
+			a[i], b[k+i] = float64(1+rng.IntN(2)), float64(1+rng.IntN(2))
+		}
+		normalise(a)
+		normalise(b)
+		res, err := s.SolveCommon(x, y, a, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := certificate(a, b, euclidCost(x, y, x, y), res); err != nil {
+			t.Fatalf("lattice trial %d (path %d): %v", trial, s.path, err)
+		}
+	}
+}
+
+// bestAssignment is the least cost of a permutation of an n x n cost
+// matrix, by enumeration.
+func bestAssignment(cost []float64, n int) float64 {
+	best := math.Inf(1)
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	var rec func(k int, acc float64)
+	rec = func(k int, acc float64) {
+		if k == n {
+			best = min(best, acc)
+			return
+		}
+		for i := k; i < n; i++ {
+			perm[k], perm[i] = perm[i], perm[k]
+			rec(k+1, acc+cost[k*n+perm[k]])
+			perm[k], perm[i] = perm[i], perm[k]
+		}
+	}
+	rec(0, 0)
+	return best
+}

@@ -1,0 +1,381 @@
+package emd
+
+import (
+	"math"
+	"slices"
+)
+
+// Parameters of the sparse solver (see sparse).
+const (
+	// nearK is how many nearest demands of each supply, and nearest
+	// supplies of each demand, form the starting arc set.
+	nearK = 8
+	// addPerRow is how many improving arcs of each supply a pricing sweep
+	// adds at most (its most negative ones).
+	addPerRow = 4
+)
+
+// sparse solves a Euclidean transport problem without a cost matrix: the
+// network simplex runs on a sparse arc set whose costs are computed from
+// the coordinates, and a pricing sweep over all n*m arcs, priced from
+// coordinates with a kd-tree bound that skips far arcs, either proves the
+// basis optimal for the full problem or adds improving arcs and resumes.
+//
+// The arc set starts as the nearest neighbours of every node plus the arcs
+// of a greedy plan, and grows only by arcs that a sweep found improving,
+// so memory stays O((n+m) k): no n x m array exists.
+type sparse struct {
+	sx, sy, dx, dy []float64
+
+	// Arc set in CSR form by supply: arcs start[i]..start[i+1]-1 leave
+	// supply i for demand head[e] at cost cost[e].
+	start []int
+	head  []int32
+	cost  []float64
+
+	next, nextRow int // pricing resumes at arc next, of supply nextRow
+	block         int // arcs per pricing block
+
+	stree, dtree kdTree
+	h            kbest
+	w            []float64 // sweep weights -pi of the demands
+
+	// Workspace for the start and for merging arcs.
+	pairs            []arcPair
+	resid            []float64
+	live             []int32
+	ptr              []int
+	heap             []int
+	nstart           []int
+	nhead            []int32
+	ncost            []float64
+	liveS, liveD     kdTree
+	liveIdS, liveIdD []int32
+}
+
+// arcPair is a candidate arc from supply i to demand j.
+type arcPair struct{ i, j int32 }
+
+// dist is the cost of the arc from supply i to demand j.
+func (s *sparse) dist(i, j int) float64 {
+	u, v := s.sx[i]-s.dx[j], s.sy[i]-s.dy[j]
+	return math.Sqrt(u*u + v*v)
+}
+
+// setArcs makes the arc set the given pairs (deduplicated), each row
+// sorted by cost and then demand.
+func (s *sparse) setArcs(n int, pairs []arcPair) {
+	s.start = grow(s.start, n+1)
+	clear(s.start)
+	for _, p := range pairs {
+		s.start[p.i+1]++
+	}
+	for i := 1; i <= n; i++ {
+		s.start[i] += s.start[i-1]
+	}
+	s.head = grow(s.head, len(pairs))
+	s.cost = grow(s.cost, len(pairs))
+	fill := grow(s.ptr, n)
+	copy(fill, s.start[:n])
+	for _, p := range pairs {
+		k := fill[p.i]
+		s.head[k], s.cost[k] = p.j, s.dist(int(p.i), int(p.j))
+		fill[p.i]++
+	}
+	// Sort each row by (cost, demand) and drop repeats, compacting.
+	w := 0
+	for i := 0; i < n; i++ {
+		lo, hi := s.start[i], s.start[i+1]
+		s.start[i] = w
+		row := rowSorter{s.head[lo:hi], s.cost[lo:hi]}
+		row.sort()
+		for k := range row.head {
+			if k > 0 && row.head[k] == row.head[k-1] {
+				continue
+			}
+			s.head[w], s.cost[w] = row.head[k], row.cost[k]
+			w++
+		}
+	}
+	s.start[n] = w
+	s.head, s.cost = s.head[:w], s.cost[:w]
+	s.ptr = fill
+}
+
+// rowSorter sorts one row of arcs by (cost, demand) by insertion: rows
+// hold a few dozen arcs.
+type rowSorter struct {
+	head []int32
+	cost []float64
+}
+
+func (r rowSorter) sort() {
+	for k := 1; k < len(r.head); k++ {
+		h, c := r.head[k], r.cost[k]
+		q := k
+		for ; q > 0 && (r.cost[q-1] > c || r.cost[q-1] == c && r.head[q-1] > h); q-- {
+			r.head[q], r.cost[q] = r.head[q-1], r.cost[q-1]
+		}
+		r.head[q], r.cost[q] = h, c
+	}
+}
+
+// nearest appends to s.pairs the k nearest demands of each supply in sIdx
+// (tree dt over demands) and the k nearest supplies of each demand in dIdx
+// (tree st over supplies).
+func (s *sparse) nearest(k int, sIdx []int32, dt *kdTree, dIdx []int32, st *kdTree) {
+	for _, i := range sIdx {
+		s.h.reset(k, math.Inf(1))
+		dt.search(s.sx[i], s.sy[i], &s.h)
+		for _, j := range s.h.idx {
+			s.pairs = append(s.pairs, arcPair{i, j})
+		}
+	}
+	for _, j := range dIdx {
+		s.h.reset(k, math.Inf(1))
+		st.search(s.dx[j], s.dy[j], &s.h)
+		for _, i := range s.h.idx {
+			s.pairs = append(s.pairs, arcPair{i, j})
+		}
+	}
+}
+
+// start builds the arc set and a greedy starting plan (t.edges). Greedy:
+// repeatedly ship as much as possible along the cheapest arc of the set
+// between a supply and a demand that both have mass left (the dense
+// solver's matrix-minimum start restricted to the set). Supplies whose
+// arcs all lead to exhausted demands are left over; the leftovers get the
+// nearest live neighbours as new arcs and the greedy continues, until no
+// mass is left. Each step exhausts a supply or a demand, so the plan's
+// arcs form a forest.
+func (s *sparse) initial(t *network, supply, demand []float64) {
+	n, m := t.n, t.m
+	s.stree.build(s.sx, s.sy, nil)
+	s.dtree.build(s.dx, s.dy, nil)
+	s.pairs = s.pairs[:0]
+	all := func(ids []int32, k int) []int32 {
+		ids = grow(ids, k)
+		for x := range ids {
+			ids[x] = int32(x)
+		}
+		return ids
+	}
+	s.liveIdS, s.liveIdD = all(s.liveIdS, n), all(s.liveIdD, m)
+	s.nearest(nearK, s.liveIdS, &s.dtree, s.liveIdD, &s.stree)
+	s.setArcs(n, s.pairs)
+
+	s.resid = grow(s.resid, n+m)
+	rs, rd := s.resid[:n], s.resid[n:]
+	copy(rs, supply)
+	copy(rd, demand)
+	t.edges = t.edges[:0]
+	s.greedy(t, rs, rd)
+	all0 := len(s.pairs)
+	for {
+		// Live nodes after the greedy pass.
+		s.liveIdS, s.liveIdD = s.liveIdS[:0], s.liveIdD[:0]
+		for i, v := range rs {
+			if v > 0 {
+				s.liveIdS = append(s.liveIdS, int32(i))
+			}
+		}
+		for j, v := range rd {
+			if v > 0 {
+				s.liveIdD = append(s.liveIdD, int32(j))
+			}
+		}
+		if len(s.liveIdS) == 0 || len(s.liveIdD) == 0 {
+			break // rounding residue on one side only
+		}
+		s.liveS.build(s.sx, s.sy, s.liveIdS)
+		s.liveD.build(s.dx, s.dy, s.liveIdD)
+		from := len(s.pairs)
+		s.nearest(nearK, s.liveIdS, &s.liveD, s.liveIdD, &s.liveS)
+		// Greedy over the new arcs only (the old ones all lead to
+		// exhausted nodes), then keep them all.
+		extra := s.pairs[from:]
+		kept := slices.Clone(s.pairs[:from])
+		s.setArcs(n, extra)
+		s.greedy(t, rs, rd)
+		s.pairs = append(kept, extra...)
+	}
+	if len(s.pairs) != all0 {
+		s.setArcs(n, s.pairs)
+	}
+	s.next, s.nextRow = 0, 0
+	s.block = max(16, int(math.Sqrt(float64(len(s.head)))))
+}
+
+// greedy ships along the arc set's cheapest live arcs (see initial),
+// appending the plan's arcs to t.edges. Each supply's cheapest arc to a
+// live demand (rows are sorted by cost) sits in a binary heap; entries made
+// stale by an exhausted demand are refreshed lazily at the top.
+func (s *sparse) greedy(t *network, rs, rd []float64) {
+	n := len(rs)
+	ptr := grow(s.ptr, n)
+	copy(ptr, s.start[:n])
+	heap := s.heap[:0]
+	less := func(a, b int) bool {
+		ca, cb := s.cost[ptr[a]], s.cost[ptr[b]]
+		return ca < cb || ca == cb && a < b
+	}
+	up := func(k int) {
+		for k > 0 {
+			p := (k - 1) / 2
+			if !less(heap[k], heap[p]) {
+				break
+			}
+			heap[p], heap[k] = heap[k], heap[p]
+			k = p
+		}
+	}
+	down := func(k int) {
+		h := len(heap)
+		for {
+			c := 2*k + 1
+			if c >= h {
+				return
+			}
+			if c+1 < h && less(heap[c+1], heap[c]) {
+				c++
+			}
+			if !less(heap[c], heap[k]) {
+				return
+			}
+			heap[k], heap[c] = heap[c], heap[k]
+			k = c
+		}
+	}
+	pop := func() {
+		heap[0] = heap[len(heap)-1]
+		heap = heap[:len(heap)-1]
+		down(0)
+	}
+	for i := range n {
+		if rs[i] > 0 && ptr[i] < s.start[i+1] {
+			heap = append(heap, i)
+			up(len(heap) - 1)
+		}
+	}
+	for len(heap) > 0 {
+		i := heap[0]
+		e := ptr[i]
+		j := s.head[e]
+		if rd[j] > 0 {
+			f := min(rs[i], rd[j])
+			t.edges = append(t.edges, edge{i, int(j), f, s.cost[e]})
+			rs[i] -= f
+			rd[j] -= f
+			if rs[i] <= 0 {
+				pop()
+				continue
+			}
+		}
+		if ptr[i]++; ptr[i] == s.start[i+1] {
+			pop() // left over: no live demand among its arcs
+		} else {
+			down(0)
+		}
+	}
+	s.heap = heap
+}
+
+// price returns an arc of the set with reduced cost < -eps by block
+// search, as dense.price does over the matrix, or i = -1 when a full pass
+// finds none.
+func (s *sparse) price(t *network) (int, int, float64) {
+	n := t.n
+	pi, piD := t.pi, t.pi[n:]
+	total := len(s.head)
+	best := -t.eps
+	bestArc, bestRow := -1, -1
+	e, i := s.next, s.nextRow
+	inBlock := 0
+	for scanned := 0; scanned < total; {
+		end := s.start[i+1]
+		lim := min(end, e+s.block-inBlock)
+		thr := best - pi[i]
+		found := false
+		for k := e; k < lim; k++ {
+			if r := s.cost[k] - piD[s.head[k]]; r < thr {
+				thr, bestArc, found = r, k, true
+			}
+		}
+		if found {
+			best, bestRow = thr+pi[i], i
+		}
+		cnt := lim - e
+		scanned += cnt
+		inBlock += cnt
+		e = lim
+		if lim == end {
+			if i++; i == n {
+				i, e = 0, 0
+			}
+		}
+		if inBlock >= s.block {
+			if bestArc >= 0 {
+				s.next, s.nextRow = e, i
+				return bestRow, int(s.head[bestArc]), s.cost[bestArc]
+			}
+			inBlock = 0
+		}
+	}
+	if bestArc < 0 {
+		return -1, 0, 0
+	}
+	s.next, s.nextRow = e, i
+	return bestRow, int(s.head[bestArc]), s.cost[bestArc]
+}
+
+// sweep prices all n*m arcs from coordinates with the current potentials
+// and adds, for each supply, its (at most addPerRow) most negative arcs
+// with reduced cost below -eps to the set. It returns how many it added:
+// 0 proves the basis optimal over all arcs. Arcs already in the set are
+// never found, since the simplex stopped with none of them below -eps.
+func (s *sparse) sweep(t *network) int {
+	n, m := t.n, t.m
+	s.w = grow(s.w, m)
+	for j := range s.w {
+		s.w[j] = -t.pi[n+j]
+	}
+	s.dtree.setWeights(s.w)
+	s.pairs = s.pairs[:0]
+	for i := range n {
+		s.h.reset(addPerRow, -t.pi[i]-t.eps)
+		s.dtree.search(s.sx[i], s.sy[i], &s.h)
+		for _, j := range s.h.idx {
+			s.pairs = append(s.pairs, arcPair{int32(i), j})
+		}
+	}
+	s.dtree.setWeights(nil)
+	if len(s.pairs) > 0 {
+		s.addArcs(n, s.pairs)
+	}
+	return len(s.pairs)
+}
+
+// addArcs appends pairs (sorted by supply) to their rows of the arc set.
+func (s *sparse) addArcs(n int, pairs []arcPair) {
+	total := len(s.head) + len(pairs)
+	s.nstart = grow(s.nstart, n+1)
+	s.nhead = grow(s.nhead, total)
+	s.ncost = grow(s.ncost, total)
+	w, p := 0, 0
+	for i := range n {
+		s.nstart[i] = w
+		w += copy(s.nhead[w:], s.head[s.start[i]:s.start[i+1]])
+		copy(s.ncost[s.nstart[i]:], s.cost[s.start[i]:s.start[i+1]])
+		for ; p < len(pairs) && int(pairs[p].i) == i; p++ {
+			j := pairs[p].j
+			s.nhead[w], s.ncost[w] = j, s.dist(i, int(j))
+			w++
+		}
+	}
+	s.nstart[n] = w
+	s.start, s.nstart = s.nstart, s.start
+	s.head, s.nhead = s.nhead, s.head
+	s.cost, s.ncost = s.ncost, s.cost
+	s.next, s.nextRow = 0, 0
+	s.block = max(16, int(math.Sqrt(float64(total))))
+}
