@@ -217,24 +217,30 @@ func (s *network) pivot(i, j int, c float64) error {
 	// Flow goes k -> l, up from l to the apex and down from the apex to k.
 	// Arcs pointing against that direction block: on k's side a supply's
 	// arc to its parent demand, on l's side a demand's arc from its parent
-	// supply and any artificial arc (root -> x points down). Strongly
-	// feasible rule: of the blocking arcs with the least flow take the
-	// last one met when walking the cycle from the apex, i.e. prefer l's
-	// side (nearest the apex: <=) and then k's side (nearest k: <, walking
-	// up from k).
+	// supply and any artificial arc (root -> x points down).
+	//
+	// Anti-cycling (Cunningham's strongly feasible trees): the basis keeps
+	// every arc with zero flow pointing away from the root, so that some
+	// flow can reach every node from the root along the tree. Of the
+	// blocking arcs with the least flow, the leaving arc is the first one
+	// met when walking the cycle from the apex in the entering arc's
+	// direction: down k's side (the one nearest the apex: <= walking up
+	// from k, and k's side wins ties), else up l's side (the one nearest l:
+	// < walking up from l). Then the new basis keeps that property, and no
+	// basis repeats on degenerate pivots.
 	delta := math.Inf(1)
 	out, outOnL := -1, false
-	for x := k; x != join; x = parent[x] {
-		if x < n && parent[x] != root { // x -> parent: against the flow
+	for x := l; x != join; x = parent[x] {
+		if x >= n || parent[x] == root { // parent -> x: against the flow
 			if f := flow[x]; f < delta {
-				delta, out = f, x
+				delta, out, outOnL = f, x, true
 			}
 		}
 	}
-	for x := l; x != join; x = parent[x] {
-		if x >= n || parent[x] == root { // parent -> x: against the flow
+	for x := k; x != join; x = parent[x] {
+		if x < n && parent[x] != root { // x -> parent: against the flow
 			if f := flow[x]; f <= delta {
-				delta, out, outOnL = f, x, true
+				delta, out, outOnL = f, x, false
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -191,6 +192,151 @@ func TestSparseFarArcs(t *testing.T) {
 		}
 		if err := certificate(a, b, euclidCost(ax, ay, bx, by), got); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+}
+
+// checked wraps a pricer and, before every pricing, checks the basis: the
+// thread is a preorder of the tree with consistent depths and reverse
+// links, flows are conserved and non-negative, artificial arcs carry
+// nothing, basic arcs have zero reduced cost, and the tree is strongly
+// feasible (a real arc with zero flow points away from the root, i.e. is a
+// supply's arc to a demand child), which is what rules out cycling.
+type checked struct {
+	pricer
+	sup, dem []float64
+	err      error
+	calls    int
+}
+
+func (c *checked) price(s *network) (int, int, float64) {
+	c.calls++
+	if c.err == nil {
+		c.err = checkBasis(s, c.sup, c.dem)
+	}
+	return c.pricer.price(s)
+}
+
+func checkBasis(s *network, sup, dem []float64) error {
+	n, m := s.n, s.m
+	root := n + m
+	seen := make([]bool, root+1)
+	net := make([]float64, root) // supply left at each node
+	copy(net, sup)
+	for j, v := range dem {
+		net[n+j] = -v
+	}
+	x, count := root, 0
+	for {
+		nx := s.thread[x]
+		if s.rev[nx] != x {
+			return fmt.Errorf("rev[thread[%d]] = %d", x, s.rev[nx])
+		}
+		x = nx
+		if x == root {
+			break
+		}
+		p := s.parent[x]
+		if seen[x] || !seen[p] && p != root {
+			return fmt.Errorf("thread visits %d before its parent %d or twice", x, p)
+		}
+		seen[x] = true
+		count++
+		if s.depth[x] != s.depth[p]+1 {
+			return fmt.Errorf("depth[%d] = %d, parent's %d", x, s.depth[x], s.depth[p])
+		}
+		f := s.flow[x]
+		if p == root {
+			if f != 0 {
+				return fmt.Errorf("artificial arc to %d carries %v", x, f)
+			}
+			continue
+		}
+		if (x < n) == (p < n) {
+			return fmt.Errorf("arc %d - %d joins two nodes of one side", x, p)
+		}
+		if f < 0 {
+			return fmt.Errorf("arc %d - %d carries %v", x, p, f)
+		}
+		if f == 0 && x < n {
+			return fmt.Errorf("arc %d -> %d with zero flow points to the root: not strongly feasible", x, p)
+		}
+		i, j := x, p
+		if x >= n {
+			i, j = p, x
+		}
+		net[i] -= f
+		net[j] += f
+		if rc := s.acost[x] + s.pi[i] - s.pi[j]; math.Abs(rc) > 1e-12*(1+math.Abs(s.acost[x])) {
+			return fmt.Errorf("basic arc %d -> %d has reduced cost %g", i, j-n, rc)
+		}
+	}
+	if count != root {
+		return fmt.Errorf("thread visits %d of %d nodes", count, root)
+	}
+	for x, v := range net {
+		if math.Abs(v) > 1e-12 {
+			return fmt.Errorf("node %d: %g not shipped", x, v)
+		}
+	}
+	return nil
+}
+
+// TestBasisInvariants runs both solvers with the basis checked before
+// every pivot, on degenerate problems (unit and equal masses on lattices,
+// where many blocking arcs tie) and on generic ones.
+func TestBasisInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(57, 58))
+	for trial := range 60 {
+		k := 3 + rng.IntN(10)
+		x, y := randPoints(rng, 2*k, true)
+		a, b := make([]float64, 2*k), make([]float64, 2*k)
+		for i := range k {
+			if trial%3 == 2 {
+				a[i], b[k+i] = rng.Float64(), rng.Float64()
+			} else {
+				a[i], b[k+i] = 1, 1
+			}
+		}
+		normalise(a)
+		normalise(b)
+		var s Solver
+		if !s.split(a, b, 1) {
+			t.Fatal("nothing to solve")
+		}
+		s.coords(x, y)
+		n, m := len(s.sup), len(s.dem)
+		var pr *checked
+		if trial%2 == 0 {
+			maxc, _ := s.diameter()
+			if err := s.start(maxc); err != nil {
+				t.Fatal(err)
+			}
+			sp := &s.sparse
+			sp.sx, sp.sy, sp.dx, sp.dy = s.sx, s.sy, s.dx, s.dy
+			sp.initial(&s.net, s.sup, s.dem)
+			pr = &checked{pricer: sp, sup: s.sup, dem: s.dem}
+			_, err := s.simplex(pr, func() int { return sp.sweep(&s.net) })
+			if err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			s.cost = euclid(s.sx, s.sy, s.dx, s.dy)
+			if err := s.start(slices.Max(s.cost)); err != nil {
+				t.Fatal(err)
+			}
+			s.dense.reset(n, m, s.cost)
+			s.dense.matrixMinimum(&s.net, s.sup, s.dem)
+			pr = &checked{pricer: &s.dense, sup: s.sup, dem: s.dem}
+			if _, err := s.simplex(pr, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if pr.err != nil {
+			t.Fatalf("trial %d (%d pricings): %v", trial, pr.calls, pr.err)
+		}
+		if err := checkBasis(&s.net, s.sup, s.dem); err != nil {
+			t.Fatalf("trial %d at the end: %v", trial, err)
 		}
 	}
 }
