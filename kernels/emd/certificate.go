@@ -13,12 +13,14 @@ import "math"
 // The point forms solve the problem left after cancelling shared mass.
 // Their certificate is one function f on the points, U = f and V = -f:
 // f = u_i at supplies, f = -v_j at demands, and at every other point
-// f(x) = min_j (d(x, d_j) - v_j). At an optimum f is 1-Lipschitz (the
-// Kantorovich-Rubinstein duality), so U[x] + V[y] = f(x) - f(y) <= d(x, y)
-// for every pair, the shared mass stays put at zero cost with
-// U[x] + V[x] = 0, and the dual objective sum (a - b') f equals the
-// reduced problem's. A solver that stopped early leaves f steeper than 1
-// somewhere, which the check of all pairs finds.
+// f(x) = min_j (d(x, d_j) - v_j) (see certifyCommon for nodes that carry
+// only rounding residue). At an optimum f is 1-Lipschitz (the
+// Kantorovich-Rubinstein duality: v_j' - v_j <= d(d_j, d_j') follows from
+// the triangle inequality and dual feasibility on the arcs into d_j'), so
+// U[x] + V[y] = f(x) - f(y) <= d(x, y) for every pair, the shared mass
+// stays put at zero cost with U[x] + V[x] = 0, and the dual objective
+// sum (a - b') f equals the reduced problem's. A solver that stopped early
+// leaves f steeper than 1 somewhere, which the check of all pairs finds.
 
 // generalDuals sets res.U and res.V for Solve and SolveMatrix after the
 // simplex solved the non-zero masses (s.supIx, s.demIx).
@@ -68,23 +70,41 @@ func (s *Solver) generalDuals(res *Result, a, b []float64, cost func(i, j int) f
 // certifyCommon sets res.U, res.V and res.Flows for the transport of a onto
 // scale*b on the points (x, y), after split and a solve of the reduced
 // problem (s.supIx, s.demIx, s.dx, s.dy and the basis in s.net).
+//
+// f = -pi at every node the basis joins to another by a real arc (its
+// potential is tight on an arc). A node alone under the root carries only
+// rounding residue that the plan leaves in place, and its potential is
+// arbitrary; it, like every point outside the reduced problem, gets
+// f(x) = min_j (d(x, d_j) - v_j) over the joined demands.
 func (s *Solver) certifyCommon(res *Result, x, y, a, b []float64, scale float64) {
 	n, m := len(s.sup), len(s.dem)
 	solved := n > 0 && m > 0 // else only rounding residue was left: f = 0
 	f := make([]float64, len(a))
-	known := make([]bool, len(a))
 	if solved {
-		for r, p := range s.supIx {
-			f[p], known[p] = -s.net.pi[r], true
+		net := &s.net
+		root := n + m
+		alone := func(v int) bool {
+			nx := net.thread[v] // its first child, if it has one
+			return net.parent[v] == root && (nx == root || net.parent[nx] != v)
 		}
+		known := make([]bool, len(a))
+		for r, p := range s.supIx {
+			if !alone(r) {
+				f[p], known[p] = -net.pi[r], true
+			}
+		}
+		var joined []int32
 		for c, p := range s.demIx {
-			f[p], known[p] = -s.net.pi[n+c], true
+			if !alone(n + c) {
+				f[p], known[p] = -net.pi[n+c], true
+				joined = append(joined, int32(c))
+			}
 		}
 		w := make([]float64, m)
 		for c := range w {
-			w[c] = -s.net.pi[n+c]
+			w[c] = -net.pi[n+c]
 		}
-		s.ctree.build(s.dx, s.dy, nil)
+		s.ctree.build(s.dx, s.dy, joined)
 		s.ctree.setWeights(w)
 		for p := range f {
 			if !known[p] {
