@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"privic/kernels/emd"
 	"privic/kernels/internal/lptest"
 )
 
@@ -18,6 +19,69 @@ func emdLP(t *testing.T, a Grid, p []float64, b Grid, q []float64) float64 {
 		t.Fatalf("%v -> %v: %v", a, b, err)
 	}
 	return opt
+}
+
+// EMDCertificate exposes emdSolve with the certificate to the external
+// tests (FuzzGridEMD).
+func EMDCertificate(a Grid, p []float64, b Grid, q []float64) (emd.Result, error) {
+	return emdSolve(a, p, b, q, true)
+}
+
+// CheckEMDCertificate checks r (from EMDCertificate) as a proof that
+// r.Cost is EMD(a, p, b, q): lptest.Certificate with the cell distances,
+// at a tolerance of 1e-11 of the largest distance (the solver stops with
+// reduced costs >= -1e-12 of it; see package emd's tests).
+func CheckEMDCertificate(a Grid, p []float64, b Grid, q []float64, r emd.Result) error {
+	flows := make([]lptest.Flow, len(r.Flows))
+	for k, f := range r.Flows {
+		flows[k] = lptest.Flow{From: f.From, To: f.To, Mass: f.Mass}
+	}
+	sp, sq := 0.0, 0.0
+	for _, v := range p {
+		sp += v
+	}
+	for _, v := range q {
+		sq += v
+	}
+	pn, qn := make([]float64, len(p)), make([]float64, len(q))
+	for i, v := range p {
+		pn[i] = v / sp
+	}
+	for j, v := range q {
+		qn[j] = v / sq
+	}
+	return lptest.Certificate(pn, qn, func(i, j int) float64 { return Dist(a, i, b, j) }, r.Cost, flows, r.U, r.V, 1e-11)
+}
+
+// TestEMDCertificate: the certificate of EMD on grids (same, widened,
+// shifted and far apart) checks out on every pair of cells.
+func TestEMDCertificate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(33, 34))
+	for trial := range 60 {
+		a := Grid{Rows: 1 + rng.IntN(6), Cols: 1 + rng.IntN(6), Row0: rng.IntN(3), Col0: rng.IntN(3)}
+		var b Grid
+		switch trial % 4 {
+		case 0:
+			b = a
+		case 1:
+			b = a.Widen(1 + rng.IntN(3))
+		case 2:
+			b = Grid{Rows: 1 + rng.IntN(5), Cols: 1 + rng.IntN(5), Row0: rng.IntN(4), Col0: rng.IntN(4)}
+		default:
+			b = Grid{Rows: 1 + rng.IntN(3), Cols: 1 + rng.IntN(3), Row0: 30 + rng.IntN(4), Col0: -20}
+		}
+		p, q := emdDist(rng, a.Len(), trial%2 == 0), emdDist(rng, b.Len(), trial%3 == 0)
+		r, err := EMDCertificate(a, p, b, q)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if err := CheckEMDCertificate(a, p, b, q, r); err != nil {
+			t.Fatalf("trial %d (%v -> %v): %v", trial, a, b, err)
+		}
+		if d, err := EMD(a, p, b, q); err != nil || d != r.Cost {
+			t.Fatalf("trial %d: EMD %v (%v), with certificate %v", trial, d, err, r.Cost)
+		}
+	}
 }
 
 // emdDist draws a distribution over n cells, with exact zeros if zeros.

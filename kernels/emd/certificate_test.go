@@ -1,10 +1,11 @@
 package emd
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"privic/kernels/internal/lptest"
 )
 
 // certTol is the tolerance of the certificate checks, relative to the
@@ -19,70 +20,14 @@ import (
 const certTol = 1e-11
 
 // certificate checks res (from a Solver with Duals) as a proof that
-// res.Cost is the optimal cost of moving a onto b (rescaled to a's total)
-// at cost(i, j) per unit, without trusting the solver: the plan is
-// feasible and costs res.Cost; U[i] + V[j] <= cost(i, j) on every pair
-// (i, j), each priced afresh; equality on the plan's arcs; the dual
-// objective equals res.Cost. It returns the first failure.
+// res.Cost is the optimal cost of moving a onto b at cost(i, j) per unit
+// (lptest.Certificate, tolerance certTol).
 func certificate(a, b []float64, cost func(i, j int) float64, res Result) error {
-	if len(res.U) != len(a) || len(res.V) != len(b) {
-		return fmt.Errorf("%d and %d potentials for %d and %d masses", len(res.U), len(res.V), len(a), len(b))
+	flows := make([]lptest.Flow, len(res.Flows))
+	for k, f := range res.Flows {
+		flows[k] = lptest.Flow{From: f.From, To: f.To, Mass: f.Mass}
 	}
-	sa, sb := sum(a), sum(b)
-	scale := sa / sb
-	C := 0.0
-	for i := range a {
-		for j := range b {
-			C = max(C, math.Abs(cost(i, j)))
-		}
-	}
-	tol := certTol * max(C, math.SmallestNonzeroFloat64)
-	// Primal: a feasible plan costing res.Cost.
-	out, in := make([]float64, len(a)), make([]float64, len(b))
-	primal := 0.0
-	for _, f := range res.Flows {
-		if f.From < 0 || f.From >= len(a) || f.To < 0 || f.To >= len(b) || !(f.Mass > 0) {
-			return fmt.Errorf("flow %+v: out of range or not positive", f)
-		}
-		out[f.From] += f.Mass
-		in[f.To] += f.Mass
-		c := cost(f.From, f.To)
-		primal += f.Mass * c
-		// Complementary slackness.
-		if d := res.U[f.From] + res.V[f.To] - c; math.Abs(d) > tol {
-			return fmt.Errorf("plan ships %v on %d -> %d (cost %v) whose reduced cost is %g", f.Mass, f.From, f.To, c, -d)
-		}
-	}
-	for i, v := range a {
-		if math.Abs(out[i]-v) > 1e-12*sa {
-			return fmt.Errorf("plan ships %v from %d, want %v", out[i], i, v)
-		}
-	}
-	for j, v := range b {
-		if math.Abs(in[j]-v*scale) > 1e-12*sa {
-			return fmt.Errorf("plan delivers %v to %d, want %v", in[j], j, v*scale)
-		}
-	}
-	if math.Abs(primal-res.Cost) > tol*sa {
-		return fmt.Errorf("plan costs %v, result says %v", primal, res.Cost)
-	}
-	// Dual feasibility on every arc, and the dual objective.
-	dual := 0.0
-	for i, u := range res.U {
-		for j, v := range res.V {
-			if c := cost(i, j); u+v > c+tol {
-				return fmt.Errorf("arc %d -> %d: U + V = %v exceeds its cost %v by %g", i, j, u+v, c, u+v-c)
-			}
-		}
-		dual += a[i] * u
-	}
-	for j, v := range res.V {
-		dual += b[j] * scale * v
-	}
-	if math.Abs(dual-res.Cost) > tol*sa {
-		return fmt.Errorf("dual objective %v, cost %v", dual, res.Cost)
-	}
-	return nil
+	return lptest.Certificate(a, b, cost, res.Cost, flows, res.U, res.V, certTol)
 }
 
 // euclidCost prices arc i -> j from the coordinates, as the checks want.
