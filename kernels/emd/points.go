@@ -283,8 +283,11 @@ const (
 )
 
 // denseArcs is the largest n*m solved with a dense cost matrix; larger
-// Euclidean problems go to the sparse solver.
-const denseArcs = 1 << 20
+// Euclidean problems go to the sparse solver. Below about this size the
+// two take about as long (the sparse one pays for its kd-trees and
+// sweeps); the paper's grids (at most 884 cells, so n*m < 2^18) stay on the
+// dense path and keep their results bit for bit.
+const denseArcs = 1 << 18
 
 // diameter returns the diagonal of the bounding box of the supply and
 // demand points, an upper bound of every arc's cost, and false if squares
