@@ -84,7 +84,7 @@ func (s *Solver) certifyCommon(res *Result, x, y, a, b []float64, scale float64)
 		net := &s.net
 		root := n + m
 		alone := func(v int) bool {
-			nx := net.thread[v] // its first child, if it has one
+			nx := net.tn[v].next // its first child, if it has one
 			return net.parent[v] == root && (nx == root || net.parent[nx] != v)
 		}
 		known := make([]bool, len(a))

@@ -41,9 +41,8 @@ type network struct {
 	acost  []float64 // cost of the basic arc of each node (0 if artificial)
 	flow   []float64
 	pi     []float64
-	depth  []int
-	thread []int // preorder successor (circular, starting at the root)
-	rev    []int // preorder predecessor
+	tn     []tnode // preorder successor and depth of each node
+	rev    []int   // preorder predecessor
 
 	// Workspace for buildTree and pivots.
 	stem, last, pre, post []int
@@ -51,6 +50,10 @@ type network struct {
 	deg, adj, adjEdge     []int
 	order                 []int
 }
+
+// tnode is a node's place in the preorder thread (its successor) and its
+// depth, kept side by side because the subtree walks of rehang read both.
+type tnode struct{ next, depth int }
 
 // edge is an arc of a starting plan: f units from supply i to demand j at
 // cost c per unit.
@@ -83,8 +86,7 @@ func (s *network) reset(n, m int, maxc float64) {
 	s.acost = grow(s.acost, N)
 	s.flow = grow(s.flow, N)
 	s.pi = grow(s.pi, N)
-	s.depth = grow(s.depth, N)
-	s.thread = grow(s.thread, N)
+	s.tn = grow(s.tn, N)
 	s.rev = grow(s.rev, N)
 	s.stem = grow(s.stem, N)
 	s.last = grow(s.last, N)
@@ -133,7 +135,7 @@ func (s *network) buildTree() {
 	order := s.order[:0]
 	order = append(order, root)
 	s.parent[root] = root
-	s.acost[root], s.flow[root], s.pi[root], s.depth[root] = 0, 0, 0, 0
+	s.acost[root], s.flow[root], s.pi[root], s.tn[root].depth = 0, 0, 0, 0
 	stack := s.stem[:0]
 	for r := 0; r < N; r++ {
 		if s.parent[r] >= 0 {
@@ -158,7 +160,7 @@ func (s *network) buildTree() {
 	}
 	for k, x := range order {
 		nx := order[(k+1)%len(order)]
-		s.thread[x] = nx
+		s.tn[x].next = nx
 		s.rev[nx] = x
 	}
 	s.refresh()
@@ -169,10 +171,10 @@ func (s *network) buildTree() {
 func (s *network) refresh() {
 	n, m := s.n, s.m
 	root := n + m
-	s.pi[root], s.depth[root] = 0, 0
-	for x := s.thread[root]; x != root; x = s.thread[x] {
+	s.pi[root], s.tn[root].depth = 0, 0
+	for x := s.tn[root].next; x != root; x = s.tn[x].next {
 		p := s.parent[x]
-		s.depth[x] = s.depth[p] + 1
+		s.tn[x].depth = s.tn[p].depth + 1
 		switch {
 		case p == root:
 			s.pi[x] = s.pi[root]
@@ -198,15 +200,15 @@ func (s *network) pivot(i, j int, c float64) error {
 	root := n + s.m
 	k, l := i, n+j
 	rc := c + s.pi[k] - s.pi[l]
-	parent, depth, flow := s.parent, s.depth, s.flow
+	parent, tn, flow := s.parent, s.tn, s.flow
 
 	// Apex of the cycle closed by the arc.
 	u, v := k, l
 	for u != v {
 		switch {
-		case depth[u] > depth[v]:
+		case tn[u].depth > tn[v].depth:
 			u = parent[u]
-		case depth[v] > depth[u]:
+		case tn[v].depth > tn[u].depth:
 			v = parent[v]
 		default:
 			u, v = parent[u], parent[v]
@@ -285,7 +287,7 @@ func (s *network) pivot(i, j int, c float64) error {
 // part after it (B_i, possibly empty). Each piece keeps its internal links,
 // so only piece ends are relinked.
 func (s *network) rehang(u, v, q int, c, f, sigma float64) {
-	thread, rev, depth, parent := s.thread, s.rev, s.depth, s.parent
+	tn, rev, parent := s.tn, s.rev, s.parent
 	stem := s.stem[:0]
 	for x := u; ; x = parent[x] {
 		stem = append(stem, x)
@@ -298,17 +300,17 @@ func (s *network) rehang(u, v, q int, c, f, sigma float64) {
 	// Old subtree ends, nested: walk on from the previous end.
 	x := stem[0]
 	for i, si := range stem {
-		ds := depth[si]
+		ds := tn[si].depth
 		for {
-			nx := thread[x]
-			if depth[nx] <= ds {
+			nx := tn[x].next
+			if tn[nx].depth <= ds {
 				break
 			}
 			x = nx
 		}
 		last[i] = x
 		pre[i] = rev[si]
-		post[i] = thread[x]
+		post[i] = tn[x].next
 	}
 	before, after := pre[t-1], post[t-1]
 
@@ -316,21 +318,21 @@ func (s *network) rehang(u, v, q int, c, f, sigma float64) {
 	cur := last[0]
 	for i := 1; i < t; i++ {
 		si := stem[i]
-		thread[cur], rev[si] = si, cur
+		tn[cur].next, rev[si] = si, cur
 		cur = pre[i-1]
 		if last[i] != last[i-1] {
 			b := post[i-1]
-			thread[cur], rev[b] = b, cur
+			tn[cur].next, rev[b] = b, cur
 			cur = last[i]
 		}
 	}
 	newLast := cur
 
 	// Cut the subtree out of the thread and splice it in right after v.
-	thread[before], rev[after] = after, before
-	nx := thread[v]
-	thread[v], rev[u] = u, v
-	thread[newLast], rev[nx] = nx, newLast
+	tn[before].next, rev[after] = after, before
+	nx := tn[v].next
+	tn[v].next, rev[u] = u, v
+	tn[newLast].next, rev[nx] = nx, newLast
 
 	// Reverse the stem: s_i inherits the arc (and flow) that joined s_{i-1}
 	// to it, a real arc since both ends lie below the root.
@@ -342,13 +344,26 @@ func (s *network) rehang(u, v, q int, c, f, sigma float64) {
 	}
 	parent[u], s.acost[u], s.flow[u] = v, c, f
 
-	// Depths change along the reversed stem; potentials shift uniformly.
-	pi := s.pi
-	for x := u; ; x = thread[x] {
-		depth[x] = depth[parent[x]] + 1
-		pi[x] += sigma
-		if x == newLast {
-			break
+	// Potentials shift uniformly. Depths shift by one amount per piece:
+	// s_i moves to depth depth[v] + i and its pieces move with it (read
+	// its old depth before its piece is shifted).
+	pi, base := s.pi, tn[v].depth+1
+	shift := func(from, to, d int) {
+		for x := from; ; x = tn[x].next {
+			tn[x].depth += d
+			pi[x] += sigma
+			if x == to {
+				break
+			}
+		}
+	}
+	shift(u, last[0], base-tn[u].depth)
+	for i := 1; i < t; i++ {
+		si := stem[i]
+		d := base + i - tn[si].depth
+		shift(si, pre[i-1], d)
+		if last[i] != last[i-1] {
+			shift(post[i-1], last[i], d)
 		}
 	}
 }

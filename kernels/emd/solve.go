@@ -11,8 +11,12 @@ import (
 // rejected.
 const MassTol = 1e-6
 
-// MaxArcs bounds n*m (after dropping zero masses): the dense cost matrix
-// takes 8 bytes per arc.
+// MaxArcs bounds n*m (after dropping zero masses) where a dense cost
+// matrix is built, at 8 bytes per arc: Solve, SolveMatrix and NewPoints
+// (k*k), and Euclidean problems whose coordinates span more than 1e150
+// (whose squared distances could overflow in the sparse solver). Other
+// Euclidean problems that large go to the sparse solver, which has no such
+// bound.
 const MaxArcs = 1 << 27
 
 // Flow is one positive entry of an optimal transport plan: Mass moves from

@@ -228,7 +228,7 @@ func checkBasis(s *network, sup, dem []float64) error {
 	}
 	x, count := root, 0
 	for {
-		nx := s.thread[x]
+		nx := s.tn[x].next
 		if s.rev[nx] != x {
 			return fmt.Errorf("rev[thread[%d]] = %d", x, s.rev[nx])
 		}
@@ -242,8 +242,8 @@ func checkBasis(s *network, sup, dem []float64) error {
 		}
 		seen[x] = true
 		count++
-		if s.depth[x] != s.depth[p]+1 {
-			return fmt.Errorf("depth[%d] = %d, parent's %d", x, s.depth[x], s.depth[p])
+		if s.tn[x].depth != s.tn[p].depth+1 {
+			return fmt.Errorf("depth[%d] = %d, parent's %d", x, s.tn[x].depth, s.tn[p].depth)
 		}
 		f := s.flow[x]
 		if p == root {
