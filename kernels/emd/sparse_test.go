@@ -8,86 +8,6 @@ import (
 	"testing"
 )
 
-// TestKDTreeSearch checks the weighted k-nearest search against brute
-// force: the keys found are the k least below the threshold.
-func TestKDTreeSearch(t *testing.T) {
-	rng := rand.New(rand.NewPCG(51, 52))
-	var tr kdTree
-	var h kbest
-	for trial := range 300 {
-		n := 1 + rng.IntN(60)
-		x, y := randPoints(rng, n, trial%2 == 0)
-		var idx []int32 // a subset of the points, or all
-		if trial%3 == 0 {
-			for p := range n {
-				if rng.IntN(2) == 0 {
-					idx = append(idx, int32(p))
-				}
-			}
-			if len(idx) == 0 {
-				idx = []int32{int32(rng.IntN(n))}
-			}
-		}
-		tr.build(x, y, idx)
-		if idx == nil {
-			for p := range n {
-				idx = append(idx, int32(p))
-			}
-		}
-		var w []float64
-		if trial%4 > 0 {
-			w = make([]float64, n)
-			for p := range w {
-				w[p] = rng.NormFloat64()
-			}
-		}
-		tr.setWeights(w)
-		for range 5 {
-			px, py := 5*rng.Float64()-1, 5*rng.Float64()-1
-			k := 1 + rng.IntN(6)
-			thr := math.Inf(1)
-			if rng.IntN(2) == 0 {
-				thr = 3 * rng.NormFloat64()
-			}
-			var want []float64
-			for _, p := range idx {
-				v := math.Sqrt((x[p]-px)*(x[p]-px) + (y[p]-py)*(y[p]-py))
-				if w != nil {
-					v += w[p]
-				}
-				if v < thr {
-					want = append(want, v)
-				}
-			}
-			slices.Sort(want)
-			want = want[:min(k, len(want))]
-			h.reset(k, thr)
-			tr.search(px, py, &h)
-			got := make([]float64, len(h.key))
-			for q, p := range h.idx {
-				v := math.Sqrt((x[p]-px)*(x[p]-px) + (y[p]-py)*(y[p]-py))
-				if w != nil {
-					v += w[p]
-				}
-				if v != h.key[q] || !slices.Contains(idx, p) {
-					t.Fatalf("trial %d: point %d reported with key %v, its key is %v (in the tree: %v)", trial, p, h.key[q], v, slices.Contains(idx, p))
-				}
-				got[q] = v
-			}
-			slices.Sort(got)
-			if !slices.Equal(got, want) {
-				t.Fatalf("trial %d (n=%d k=%d thr=%v): got keys %v, want %v", trial, n, k, thr, got, want)
-			}
-		}
-	}
-	tr.build(nil, nil, []int32{})
-	h.reset(3, math.Inf(1))
-	tr.search(0, 0, &h)
-	if len(h.idx) != 0 {
-		t.Fatalf("empty tree found %v", h.idx)
-	}
-}
-
 // hotspots draws a hotspot-like distribution on an r x c grid: a few
 // peaked bumps over a thin background, many cells empty; and a blurred
 // copy of it (kernel exp(-d), as a BA channel at beta = 1 spreads mass).
@@ -362,5 +282,232 @@ func TestSparseDeterministic(t *testing.T) {
 	}
 	if again.Cost != first.Cost || again.Pivots != first.Pivots {
 		t.Fatalf("reused solver: %v (%d pivots), fresh %v (%d pivots)", again.Cost, again.Pivots, first.Cost, first.Pivots)
+	}
+}
+
+// randomSparse sets up s for n supplies and m demands at random points in
+// the unit square (distances all distinct) with random masses of equal
+// totals.
+func randomSparse(rng *rand.Rand, s *Solver, n, m int) {
+	s.sup, s.dem = randDist(rng, n, false, false), randDist(rng, m, false, false)
+	s.sx, s.sy = randPoints(rng, n, false)
+	s.dx, s.dy = randPoints(rng, m, false)
+	sp := &s.sparse
+	sp.sx, sp.sy, sp.dx, sp.dy = s.sx, s.sy, s.dx, s.dy
+	maxc, _ := s.diameter()
+	s.net.reset(n, m, maxc)
+}
+
+// nearestK returns the indices of the k points of (x, y) nearest to
+// (px, py), by brute force.
+func nearestK(px, py float64, x, y []float64, k int) []int {
+	idx := make([]int, len(x))
+	for p := range idx {
+		idx[p] = p
+	}
+	d := func(p int) float64 { return math.Sqrt((x[p]-px)*(x[p]-px) + (y[p]-py)*(y[p]-py)) }
+	slices.SortFunc(idx, func(a, b int) int { return cmpFloat(d(a), d(b)) })
+	return idx[:min(k, len(idx))]
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestSparseInitial checks the starting arc set and plan: rows sorted by
+// (cost, demand) without repeats and with exact costs, holding the nearK
+// nearest demands of each supply and the nearK nearest supplies of each
+// demand; the greedy plan ships every mass along arcs of the set, as a
+// forest.
+func TestSparseInitial(t *testing.T) {
+	rng := rand.New(rand.NewPCG(67, 68))
+	for trial := range 40 {
+		n, m := 1+rng.IntN(30), 1+rng.IntN(30)
+		var s Solver
+		randomSparse(rng, &s, n, m)
+		sp := &s.sparse
+		sp.initial(&s.net, s.sup, s.dem)
+		has := map[arcPair]bool{}
+		for i := range n {
+			for e := sp.start[i]; e < sp.start[i+1]; e++ {
+				j := sp.head[e]
+				if has[arcPair{int32(i), j}] {
+					t.Fatalf("trial %d: arc %d -> %d twice", trial, i, j)
+				}
+				has[arcPair{int32(i), j}] = true
+				if sp.cost[e] != sp.dist(i, int(j)) {
+					t.Fatalf("trial %d: arc %d -> %d costs %v, distance %v", trial, i, j, sp.cost[e], sp.dist(i, int(j)))
+				}
+				if e > sp.start[i] && (sp.cost[e-1] > sp.cost[e] || sp.cost[e-1] == sp.cost[e] && sp.head[e-1] > j) {
+					t.Fatalf("trial %d: row %d out of order at arc %d", trial, i, e)
+				}
+			}
+			for _, j := range nearestK(s.sx[i], s.sy[i], s.dx, s.dy, nearK) {
+				if !has[arcPair{int32(i), int32(j)}] {
+					t.Fatalf("trial %d: supply %d lacks its near demand %d", trial, i, j)
+				}
+			}
+		}
+		for j := range m {
+			for _, i := range nearestK(s.dx[j], s.dy[j], s.sx, s.sy, nearK) {
+				if !has[arcPair{int32(i), int32(j)}] {
+					t.Fatalf("trial %d: demand %d lacks its near supply %d", trial, j, i)
+				}
+			}
+		}
+		if sp.next != 0 || sp.nextRow != 0 || sp.block != max(16, int(math.Sqrt(float64(len(sp.head))))) {
+			t.Fatalf("trial %d: pricing starts at %d (row %d), block %d", trial, sp.next, sp.nextRow, sp.block)
+		}
+		checkForestPlan(t, s.net.edges, s.sup, s.dem, func(i, j int) bool { return has[arcPair{int32(i), int32(j)}] })
+	}
+}
+
+// checkForestPlan checks that edges ship sup onto dem (to rounding), along
+// arcs ok accepts, with positive flows and exact costs, forming a forest.
+func checkForestPlan(t *testing.T, edges []edge, sup, dem []float64, ok func(i, j int) bool) {
+	t.Helper()
+	n := len(sup)
+	comp := make([]int, n+len(dem))
+	for x := range comp {
+		comp[x] = x
+	}
+	var find func(x int) int
+	find = func(x int) int {
+		if comp[x] != x {
+			comp[x] = find(comp[x])
+		}
+		return comp[x]
+	}
+	out, in := make([]float64, n), make([]float64, len(dem))
+	for _, e := range edges {
+		if !ok(e.i, e.j) || !(e.f > 0) {
+			t.Fatalf("plan arc %+v: not in the set or not positive", e)
+		}
+		out[e.i] += e.f
+		in[e.j] += e.f
+		a, b := find(e.i), find(n+e.j)
+		if a == b {
+			t.Fatalf("plan arc %+v closes a cycle", e)
+		}
+		comp[a] = b
+	}
+	for i := range sup {
+		if math.Abs(out[i]-sup[i]) > 1e-12 {
+			t.Fatalf("supply %d: ships %v of %v", i, out[i], sup[i])
+		}
+	}
+	for j := range dem {
+		if math.Abs(in[j]-dem[j]) > 1e-12 {
+			t.Fatalf("demand %d: gets %v of %v", j, in[j], dem[j])
+		}
+	}
+}
+
+// TestSparseGreedyMatchesDense: with every arc in the set, the sparse
+// greedy start is the dense solver's matrix-minimum start (distinct costs:
+// no ties to break differently), edge for edge.
+func TestSparseGreedyMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(69, 70))
+	for trial := range 40 {
+		n, m := 1+rng.IntN(15), 1+rng.IntN(15)
+		var s Solver
+		randomSparse(rng, &s, n, m)
+		sp := &s.sparse
+		var all []arcPair
+		for i := range n {
+			for j := range m {
+				all = append(all, arcPair{int32(i), int32(j)})
+			}
+		}
+		sp.setArcs(n, all)
+		sp.resid = grow(sp.resid, n+m)
+		rs, rd := sp.resid[:n], sp.resid[n:]
+		copy(rs, s.sup)
+		copy(rd, s.dem)
+		s.net.edges = s.net.edges[:0]
+		sp.greedy(&s.net, rs, rd)
+		got := slices.Clone(s.net.edges)
+		cost := make([]float64, n*m)
+		for e := range cost {
+			cost[e] = sp.dist(e/m, e%m)
+		}
+		var d dense
+		d.reset(n, m, cost)
+		d.matrixMinimum(&s.net, s.sup, s.dem)
+		want := s.net.edges
+		byArc := func(a, b edge) int { return cmpFloat(float64(a.i*m+a.j), float64(b.i*m+b.j)) }
+		slices.SortFunc(got, byArc)
+		slices.SortFunc(want, byArc)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: sparse greedy %v, dense %v", trial, got, want)
+		}
+	}
+}
+
+// TestSparseSweep: a sweep adds, for each supply, exactly its addPerRow
+// arcs of least reduced cost below -eps (brute force over all n*m arcs,
+// with random potentials), after the arcs already in its row.
+func TestSparseSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	for trial := range 40 {
+		n, m := 1+rng.IntN(20), 1+rng.IntN(20)
+		var s Solver
+		randomSparse(rng, &s, n, m)
+		sp := &s.sparse
+		sp.stree.build(s.sx, s.sy, nil)
+		sp.dtree.build(s.dx, s.dy, nil)
+		var pairs []arcPair
+		for i := range n {
+			pairs = append(pairs, arcPair{int32(i), int32(rng.IntN(m))})
+		}
+		sp.setArcs(n, pairs)
+		oldStart, oldHead := slices.Clone(sp.start), slices.Clone(sp.head)
+		for x := range s.net.pi {
+			s.net.pi[x] = rng.NormFloat64()
+		}
+		s.net.eps = 0.01
+		sp.next, sp.nextRow = 3, 1
+		added := sp.sweep(&s.net)
+		total := 0
+		for i := range n {
+			var want []int
+			for j := range m {
+				if sp.dist(i, j)-s.net.pi[n+j] < -s.net.pi[i]-s.net.eps {
+					want = append(want, j)
+				}
+			}
+			key := func(j int) float64 { return sp.dist(i, j) - s.net.pi[n+j] }
+			slices.SortFunc(want, func(a, b int) int { return cmpFloat(key(a), key(b)) })
+			want = want[:min(addPerRow, len(want))]
+			total += len(want)
+			row := sp.head[sp.start[i]:sp.start[i+1]]
+			old := oldHead[oldStart[i]:oldStart[i+1]]
+			if !slices.Equal(row[:len(old)], old) || len(row) != len(old)+len(want) {
+				t.Fatalf("trial %d supply %d: row %v, old arcs %v, adds %v", trial, i, row, old, want)
+			}
+			got := make([]int, 0, len(want))
+			for k, j := range row[len(old):] {
+				got = append(got, int(j))
+				if c := sp.cost[sp.start[i]+len(old)+k]; c != sp.dist(i, int(j)) {
+					t.Fatalf("trial %d: added arc %d -> %d costs %v", trial, i, j, c)
+				}
+			}
+			slices.SortFunc(got, func(a, b int) int { return cmpFloat(key(a), key(b)) })
+			if !slices.Equal(got, want) {
+				t.Fatalf("trial %d supply %d: added %v, want %v", trial, i, got, want)
+			}
+		}
+		if added != total || sp.start[n] != len(sp.head) || len(sp.head) != len(oldHead)+total {
+			t.Fatalf("trial %d: sweep says %d added, brute force %d, arcs %d of %d", trial, added, total, len(sp.head), sp.start[n])
+		}
+		if total > 0 && (sp.next != 0 || sp.nextRow != 0 || sp.block != max(16, int(math.Sqrt(float64(len(sp.head)))))) {
+			t.Fatalf("trial %d: after adding arcs pricing resumes at %d (row %d), block %d", trial, sp.next, sp.nextRow, sp.block)
+		}
 	}
 }
