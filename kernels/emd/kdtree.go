@@ -15,11 +15,13 @@ const kdLeaf = 8
 // per query weight vector, their least weight, so that a whole subtree is
 // skipped when d(p, box) + min w cannot beat the current threshold.
 type kdTree struct {
-	x, y  []float64 // coordinates by point index (shared, not copied)
-	perm  []int32   // point indices in tree order; a node covers perm[lo:hi]
-	nodes []kdNode
-	wmin  []float64 // per node: least weight of its points (setWeights)
-	w     []float64 // current weights by point index (nil: all zero)
+	x, y   []float64 // coordinates by point index (shared, not copied)
+	perm   []int32   // point indices in tree order; a node covers perm[lo:hi]
+	nodes  []kdNode
+	up     []int32   // parent of each node (-1 for the root)
+	leafOf []int32   // leaf holding each point (by point index)
+	wmin   []float64 // per node: least weight of its points (setWeights)
+	w      []float64 // current weights by point index (nil: all zero)
 }
 
 type kdNode struct {
@@ -40,11 +42,12 @@ func (t *kdTree) build(x, y []float64, idx []int32) {
 	} else {
 		t.perm = append(t.perm[:0], idx...)
 	}
-	t.nodes = t.nodes[:0]
+	t.nodes, t.up = t.nodes[:0], t.up[:0]
+	t.leafOf = grow(t.leafOf, len(x))
 	if len(t.perm) == 0 {
 		return
 	}
-	t.nodes = append(t.nodes, kdNode{lo: 0, hi: int32(len(t.perm))})
+	t.nodes, t.up = append(t.nodes, kdNode{lo: 0, hi: int32(len(t.perm))}), append(t.up, -1)
 	// Breadth-first: children are appended in pairs.
 	for k := 0; k < len(t.nodes); k++ {
 		nd := &t.nodes[k]
@@ -57,6 +60,9 @@ func (t *kdTree) build(x, y []float64, idx []int32) {
 		}
 		nd.kid = -1
 		if len(pts) <= kdLeaf {
+			for _, p := range pts {
+				t.leafOf[p] = int32(k)
+			}
 			continue
 		}
 		// Split the longer side at the median (ties by index, so the
@@ -78,6 +84,7 @@ func (t *kdTree) build(x, y []float64, idx []int32) {
 		nd.kid = int32(len(t.nodes))
 		lo, hi := nd.lo, nd.hi
 		t.nodes = append(t.nodes, kdNode{lo: lo, hi: mid}, kdNode{lo: mid, hi: hi})
+		t.up = append(t.up, int32(k), int32(k))
 	}
 }
 
@@ -101,6 +108,29 @@ func (t *kdTree) setWeights(w []float64) {
 		} else {
 			t.wmin[k] = min(t.wmin[nd.kid], t.wmin[nd.kid+1])
 		}
+	}
+}
+
+// remove takes point p out of the searches by setting its weight to +Inf
+// (in the weight vector attached by setWeights) and updating the least
+// weights of the nodes above it: subtrees without live points are then
+// skipped whole.
+func (t *kdTree) remove(p int32) {
+	t.w[p] = math.Inf(1)
+	for k := t.leafOf[p]; k >= 0; k = t.up[k] {
+		nd := &t.nodes[k]
+		v := math.Inf(1)
+		if nd.kid < 0 {
+			for _, q := range t.perm[nd.lo:nd.hi] {
+				v = min(v, t.w[q])
+			}
+		} else {
+			v = min(t.wmin[nd.kid], t.wmin[nd.kid+1])
+		}
+		if v == t.wmin[k] {
+			return // the nodes above do not change either
+		}
+		t.wmin[k] = v
 	}
 }
 

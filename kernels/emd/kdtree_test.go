@@ -171,3 +171,52 @@ func TestBoxDist(t *testing.T) {
 		}
 	}
 }
+
+// TestKDTreeRemove: after removing points (weight +Inf), searches find
+// only the others, and every node's least weight is that of its points.
+func TestKDTreeRemove(t *testing.T) {
+	rng := rand.New(rand.NewPCG(75, 76))
+	var tr kdTree
+	var h kbest
+	for trial := range 100 {
+		n := 1 + rng.IntN(60)
+		x, y := randPoints(rng, n, trial%2 == 0)
+		tr.build(x, y, nil)
+		w := make([]float64, n)
+		tr.setWeights(w)
+		alive := make([]bool, n)
+		for p := range alive {
+			alive[p] = true
+		}
+		for p := range n {
+			if rng.IntN(3) > 0 {
+				continue
+			}
+			tr.remove(int32(p))
+			alive[p] = false
+			for k, nd := range tr.nodes {
+				v := math.Inf(1)
+				for _, q := range tr.perm[nd.lo:nd.hi] {
+					if alive[q] {
+						v = min(v, 0)
+					}
+				}
+				if tr.wmin[k] != v {
+					t.Fatalf("trial %d: node %d least weight %v, want %v", trial, k, tr.wmin[k], v)
+				}
+			}
+			px, py := 5*rng.Float64()-1, 5*rng.Float64()-1
+			best := math.Inf(1)
+			for q := range n {
+				if alive[q] {
+					best = min(best, math.Sqrt((x[q]-px)*(x[q]-px)+(y[q]-py)*(y[q]-py)))
+				}
+			}
+			h.reset(1, math.Inf(1))
+			tr.search(px, py, &h)
+			if math.IsInf(best, 1) != (len(h.idx) == 0) || len(h.idx) > 0 && (h.key[0] != best || !alive[h.idx[0]]) {
+				t.Fatalf("trial %d: nearest live point %v (key %v), want key %v", trial, h.idx, h.key, best)
+			}
+		}
+	}
+}

@@ -1,9 +1,6 @@
 package emd
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // Parameters of the sparse solver (see sparse).
 const (
@@ -41,16 +38,15 @@ type sparse struct {
 	w            []float64 // sweep weights -pi of the demands
 
 	// Workspace for the start and for merging arcs.
-	pairs            []arcPair
-	resid            []float64
-	live             []int32
-	ptr              []int
-	heap             []int
-	nstart           []int
-	nhead            []int32
-	ncost            []float64
-	liveS, liveD     kdTree
-	liveIdS, liveIdD []int32
+	pairs  []arcPair
+	resid  []float64
+	near   []int32 // finish: nearest live demand of each supply
+	key    []float64
+	ptr    []int
+	heap   []int
+	nstart []int
+	nhead  []int32
+	ncost  []float64
 }
 
 // arcPair is a candidate arc from supply i to demand j.
@@ -120,96 +116,60 @@ func (r rowSorter) sort() {
 	}
 }
 
-// nearest appends to s.pairs the k nearest demands of each supply in sIdx
-// (tree dt over demands) and the k nearest supplies of each demand in dIdx
-// (tree st over supplies).
-func (s *sparse) nearest(k int, sIdx []int32, dt *kdTree, dIdx []int32, st *kdTree) {
-	for _, i := range sIdx {
+// nearest appends to s.pairs the k nearest demands of every supply and
+// the k nearest supplies of every demand.
+func (s *sparse) nearest(k int) {
+	for i := range s.sx {
 		s.h.reset(k, math.Inf(1))
-		dt.search(s.sx[i], s.sy[i], &s.h)
+		s.dtree.search(s.sx[i], s.sy[i], &s.h)
 		for _, j := range s.h.idx {
-			s.pairs = append(s.pairs, arcPair{i, j})
+			s.pairs = append(s.pairs, arcPair{int32(i), j})
 		}
 	}
-	for _, j := range dIdx {
+	for j := range s.dx {
 		s.h.reset(k, math.Inf(1))
-		st.search(s.dx[j], s.dy[j], &s.h)
+		s.stree.search(s.dx[j], s.dy[j], &s.h)
 		for _, i := range s.h.idx {
-			s.pairs = append(s.pairs, arcPair{i, j})
+			s.pairs = append(s.pairs, arcPair{i, int32(j)})
 		}
 	}
 }
 
-// start builds the arc set and a greedy starting plan (t.edges). Greedy:
-// repeatedly ship as much as possible along the cheapest arc of the set
-// between a supply and a demand that both have mass left (the dense
-// solver's matrix-minimum start restricted to the set). Supplies whose
-// arcs all lead to exhausted demands are left over; the leftovers get the
-// nearest live neighbours as new arcs and the greedy continues, until no
-// mass is left. Each step exhausts a supply or a demand, so the plan's
-// arcs form a forest.
+// initial builds the arc set and the greedy start (t.edges): the nearK
+// nearest neighbours of every node, then the dense solver's matrix-minimum
+// greedy restricted to those arcs (greedy), finished over all arcs for the
+// supplies it leaves over (finish), whose arcs join the set.
 func (s *sparse) initial(t *network, supply, demand []float64) {
 	n, m := t.n, t.m
 	s.stree.build(s.sx, s.sy, nil)
 	s.dtree.build(s.dx, s.dy, nil)
 	s.pairs = s.pairs[:0]
-	all := func(ids []int32, k int) []int32 {
-		ids = grow(ids, k)
-		for x := range ids {
-			ids[x] = int32(x)
-		}
-		return ids
-	}
-	s.liveIdS, s.liveIdD = all(s.liveIdS, n), all(s.liveIdD, m)
-	s.nearest(nearK, s.liveIdS, &s.dtree, s.liveIdD, &s.stree)
+	s.nearest(nearK)
 	s.setArcs(n, s.pairs)
-
 	s.resid = grow(s.resid, n+m)
 	rs, rd := s.resid[:n], s.resid[n:]
 	copy(rs, supply)
 	copy(rd, demand)
 	t.edges = t.edges[:0]
 	s.greedy(t, rs, rd)
-	all0 := len(s.pairs)
-	for {
-		// Live nodes after the greedy pass.
-		s.liveIdS, s.liveIdD = s.liveIdS[:0], s.liveIdD[:0]
-		for i, v := range rs {
-			if v > 0 {
-				s.liveIdS = append(s.liveIdS, int32(i))
-			}
+	if from := len(t.edges); s.finish(t, rs, rd) {
+		for _, e := range t.edges[from:] {
+			s.pairs = append(s.pairs, arcPair{int32(e.i), int32(e.j)})
 		}
-		for j, v := range rd {
-			if v > 0 {
-				s.liveIdD = append(s.liveIdD, int32(j))
-			}
-		}
-		if len(s.liveIdS) == 0 || len(s.liveIdD) == 0 {
-			break // rounding residue on one side only
-		}
-		s.liveS.build(s.sx, s.sy, s.liveIdS)
-		s.liveD.build(s.dx, s.dy, s.liveIdD)
-		from := len(s.pairs)
-		s.nearest(nearK, s.liveIdS, &s.liveD, s.liveIdD, &s.liveS)
-		// Greedy over the new arcs only (the old ones all lead to
-		// exhausted nodes), then keep them all.
-		extra := s.pairs[from:]
-		kept := slices.Clone(s.pairs[:from])
-		s.setArcs(n, extra)
-		s.greedy(t, rs, rd)
-		s.pairs = append(kept, extra...)
-	}
-	if len(s.pairs) != all0 {
 		s.setArcs(n, s.pairs)
 	}
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(len(s.head)))))
 }
 
-// greedy ships along the arc set's cheapest live arcs (see initial),
-// appending the plan's arcs to t.edges. Each supply's cheapest arc to a
-// live demand (rows are sorted by cost) sits in a binary heap; entries made
-// stale by an exhausted demand are refreshed lazily at the top.
+// greedy ships along the arc set's cheapest live arcs (repeatedly as much
+// as possible along the cheapest arc between a supply and a demand that
+// both have mass left), appending the plan's arcs to t.edges; each step
+// exhausts a supply or a demand, so they form a forest. Each supply's
+// cheapest arc to a live demand (rows are sorted by cost) sits in a binary
+// heap; entries made stale by an exhausted demand are refreshed lazily at
+// the top. Supplies whose arcs all lead to exhausted demands are left over
+// with their mass.
 func (s *sparse) greedy(t *network, rs, rd []float64) {
 	n := len(rs)
 	ptr := grow(s.ptr, n)
@@ -278,6 +238,89 @@ func (s *sparse) greedy(t *network, rs, rd []float64) {
 		}
 	}
 	s.heap = heap
+}
+
+// finish continues the greedy from the residual masses rs and rd over all
+// arcs, as the dense solver's matrix-minimum start would: repeatedly ship
+// as much as possible along the shortest arc between a supply and a demand
+// that both have mass left, appending to t.edges. Each such supply's
+// nearest live demand, found in the demands' kd-tree from which exhausted
+// demands are removed (weight +Inf), sits in a binary heap keyed by its
+// distance; entries made stale by an exhausted demand are refreshed lazily
+// at the top. It reports whether it shipped anything.
+func (s *sparse) finish(t *network, rs, rd []float64) bool {
+	n, m := t.n, t.m
+	s.w = grow(s.w, m)
+	live := 0
+	for j, v := range rd {
+		s.w[j] = math.Inf(1)
+		if v > 0 {
+			s.w[j] = 0
+			live++
+		}
+	}
+	s.dtree.setWeights(s.w)
+	s.near, s.key = grow(s.near, n), grow(s.key, n)
+	query := func(i int) {
+		s.h.reset(1, math.Inf(1))
+		s.dtree.search(s.sx[i], s.sy[i], &s.h)
+		s.near[i], s.key[i] = s.h.idx[0], s.h.key[0]
+	}
+	heap := s.heap[:0]
+	less := func(a, b int) bool {
+		return s.key[a] < s.key[b] || s.key[a] == s.key[b] && a < b
+	}
+	down := func(k int) {
+		h := len(heap)
+		for {
+			c := 2*k + 1
+			if c >= h {
+				return
+			}
+			if c+1 < h && less(heap[c+1], heap[c]) {
+				c++
+			}
+			if !less(heap[c], heap[k]) {
+				return
+			}
+			heap[k], heap[c] = heap[c], heap[k]
+			k = c
+		}
+	}
+	for i := range n {
+		if rs[i] > 0 && live > 0 {
+			query(i)
+			heap = append(heap, i)
+		}
+	}
+	for k := len(heap)/2 - 1; k >= 0; k-- {
+		down(k)
+	}
+	shipped := len(heap) > 0
+	for len(heap) > 0 && live > 0 {
+		i := heap[0]
+		if j := s.near[i]; rd[j] > 0 {
+			f := min(rs[i], rd[j])
+			t.edges = append(t.edges, edge{i, int(j), f, s.dist(i, int(j))})
+			rs[i] -= f
+			rd[j] -= f
+			if rd[j] <= 0 {
+				s.dtree.remove(j)
+				live--
+			}
+			if rs[i] <= 0 || live == 0 {
+				heap[0] = heap[len(heap)-1]
+				heap = heap[:len(heap)-1]
+				down(0)
+				continue
+			}
+		}
+		query(i)
+		down(0)
+	}
+	s.heap = heap
+	s.dtree.setWeights(nil)
+	return shipped
 }
 
 // price returns an arc of the set with reduced cost < -eps by block

@@ -409,16 +409,24 @@ func checkForestPlan(t *testing.T, edges []edge, sup, dem []float64, ok func(i, 
 	}
 }
 
-// TestSparseGreedyMatchesDense: with every arc in the set, the sparse
-// greedy start is the dense solver's matrix-minimum start (distinct costs:
-// no ties to break differently), edge for edge.
+// TestSparseGreedyMatchesDense: from the full masses, the sparse solver's
+// greedy over all arcs (finish) and its greedy over a complete arc set
+// (greedy) are the dense solver's matrix-minimum start (distinct costs: no
+// ties to break differently), edge for edge.
 func TestSparseGreedyMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(69, 70))
-	for trial := range 40 {
-		n, m := 1+rng.IntN(15), 1+rng.IntN(15)
+	for trial := range 60 {
+		n, m := 1+rng.IntN(25), 1+rng.IntN(25)
 		var s Solver
 		randomSparse(rng, &s, n, m)
 		sp := &s.sparse
+		sp.dtree.build(s.dx, s.dy, nil)
+		rs, rd := slices.Clone(s.sup), slices.Clone(s.dem)
+		s.net.edges = s.net.edges[:0]
+		if !sp.finish(&s.net, rs, rd) {
+			t.Fatalf("trial %d: finish shipped nothing", trial)
+		}
+		got := slices.Clone(s.net.edges)
 		var all []arcPair
 		for i := range n {
 			for j := range m {
@@ -426,13 +434,13 @@ func TestSparseGreedyMatchesDense(t *testing.T) {
 			}
 		}
 		sp.setArcs(n, all)
-		sp.resid = grow(sp.resid, n+m)
-		rs, rd := sp.resid[:n], sp.resid[n:]
-		copy(rs, s.sup)
-		copy(rd, s.dem)
+		rs, rd = slices.Clone(s.sup), slices.Clone(s.dem)
 		s.net.edges = s.net.edges[:0]
 		sp.greedy(&s.net, rs, rd)
-		got := slices.Clone(s.net.edges)
+		got2 := slices.Clone(s.net.edges)
+		if sp.finish(&s.net, rs, rd) {
+			t.Fatalf("trial %d: finish shipped after a complete greedy", trial)
+		}
 		cost := make([]float64, n*m)
 		for e := range cost {
 			cost[e] = sp.dist(e/m, e%m)
@@ -443,9 +451,10 @@ func TestSparseGreedyMatchesDense(t *testing.T) {
 		want := s.net.edges
 		byArc := func(a, b edge) int { return cmpFloat(float64(a.i*m+a.j), float64(b.i*m+b.j)) }
 		slices.SortFunc(got, byArc)
+		slices.SortFunc(got2, byArc)
 		slices.SortFunc(want, byArc)
-		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d: sparse greedy %v, dense %v", trial, got, want)
+		if !slices.Equal(got, want) || !slices.Equal(got2, want) {
+			t.Fatalf("trial %d: sparse greedy %v and %v, dense %v", trial, got, got2, want)
 		}
 	}
 }
