@@ -83,28 +83,30 @@ func (s *Solver) certifyCommon(res *Result, x, y, a, b []float64, scale float64)
 	if solved {
 		net := &s.net
 		root := n + m
-		alone := func(v int) bool {
-			nx := net.tn[v].next // its first child, if it has one
-			return net.parent[v] == root && (nx == root || net.parent[nx] != v)
+		joined := make([]bool, root)
+		for v, u := range net.parent[:root] {
+			if u != root {
+				joined[v], joined[u] = true, true
+			}
 		}
 		known := make([]bool, len(a))
 		for r, p := range s.supIx {
-			if !alone(r) {
+			if joined[r] {
 				f[p], known[p] = -net.pi[r], true
 			}
 		}
-		var joined []int32
+		var dj []int32 // the joined demands
 		for c, p := range s.demIx {
-			if !alone(n + c) {
+			if joined[n+c] {
 				f[p], known[p] = -net.pi[n+c], true
-				joined = append(joined, int32(c))
+				dj = append(dj, int32(c))
 			}
 		}
 		w := make([]float64, m)
 		for c := range w {
 			w[c] = -net.pi[n+c]
 		}
-		s.ctree.build(s.dx, s.dy, joined)
+		s.ctree.build(s.dx, s.dy, dj)
 		s.ctree.setWeights(w)
 		for p := range f {
 			if !known[p] {
@@ -186,18 +188,18 @@ func splitPoints(res Result, at []int, a, b []float64, scale float64) Result {
 		return k, min(mass, sd.rest[k])
 	}
 	charge := func(sd *side, p, k int, q float64) {
-		if sd.rest[k] -= q; sd.rest[k] <= 0 && sd.cur[p] < sd.start[p+1]-1 {
-			sd.cur[p]++
+		if sd.rest[k] -= q; sd.rest[k] <= 0 {
+			sd.cur[p] = min(sd.cur[p]+1, sd.start[p+1]-1)
 		}
 	}
 	for _, f := range res.Flows {
+		// q > 0: an entry that is not its point's last is used up (and
+		// left behind) as soon as its rest reaches 0.
 		for mass := f.Mass; mass > 0; {
 			i, qa := take(&sa, f.From, mass)
 			j, qb := take(&sb, f.To, mass)
 			q := min(qa, qb)
-			if q > 0 {
-				out.Flows = append(out.Flows, Flow{From: i, To: j, Mass: q})
-			}
+			out.Flows = append(out.Flows, Flow{From: i, To: j, Mass: q})
 			mass -= q
 			charge(&sa, f.From, i, q)
 			charge(&sb, f.To, j, q)
