@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -147,8 +148,15 @@ func TestPriceBlockSearch(t *testing.T) {
 				cost[e] = float64(rng.IntN(6))
 			}
 			d.reset(n, m, cost)
-			if d.block < 16 {
-				t.Fatalf("block %d below 16", d.block)
+			if want := max(16, int(math.Sqrt(float64(n*m)))); d.block != want || d.next != 0 {
+				t.Fatalf("n=%d m=%d: block %d, next %d; want block %d from arc 0", n, m, d.block, d.next, want)
+			}
+			for _, sz := range [][2]int{{20, 30}, {40, 40}} {
+				var big dense
+				big.reset(sz[0], sz[1], nil)
+				if want := int(math.Sqrt(float64(sz[0] * sz[1]))); big.block != want {
+					t.Fatalf("%v: block %d, want %d", sz, big.block, want)
+				}
 			}
 			d.block = block
 			rc := func(e int) float64 { return cost[e] + s.pi[e/m] - s.pi[n+e%m] }
