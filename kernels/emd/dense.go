@@ -12,7 +12,7 @@ type dense struct {
 	// Workspace of matrixMinimum.
 	resid  []float64
 	active []int
-	heap   []int
+	heap   indexHeap
 	hkey   []float64
 	hbest  []int
 }
@@ -49,7 +49,6 @@ func (s *dense) matrixMinimum(t *network, supply, demand []float64) {
 	nact := m
 	s.hkey = grow(s.hkey, n)
 	s.hbest = grow(s.hbest, n)
-	heap := s.heap[:0]
 	scan := func(i int) {
 		row := s.cost[i*m : (i+1)*m]
 		bj := act[0]
@@ -62,45 +61,20 @@ func (s *dense) matrixMinimum(t *network, supply, demand []float64) {
 		s.hkey[i], s.hbest[i] = bc, bj
 	}
 	key := s.hkey
-	up := func(k int) {
-		for k > 0 {
-			p := (k - 1) / 2
-			if key[heap[p]] <= key[heap[k]] {
-				break
-			}
-			heap[p], heap[k] = heap[k], heap[p]
-			k = p
-		}
-	}
-	down := func(k int) {
-		h := len(heap)
-		for {
-			c := 2*k + 1
-			if c >= h {
-				return
-			}
-			if c+1 < h && key[heap[c+1]] < key[heap[c]] {
-				c++
-			}
-			if key[heap[k]] <= key[heap[c]] {
-				return
-			}
-			heap[k], heap[c] = heap[c], heap[k]
-			k = c
-		}
-	}
+	s.heap.items = s.heap.items[:0]
+	s.heap.less = func(a, b int) bool { return key[a] < key[b] }
 	for i := 0; i < n; i++ {
 		scan(i)
-		heap = append(heap, i)
-		up(len(heap) - 1)
+		s.heap.push(i)
 	}
 	t.edges = t.edges[:0]
-	for len(heap) > 0 && nact > 0 {
-		i := heap[0]
+	heap := &s.heap
+	for len(heap.items) > 0 && nact > 0 {
+		i := heap.items[0]
 		j := s.hbest[i]
 		if pos[j] < 0 {
 			scan(i)
-			down(0)
+			heap.down()
 			continue
 		}
 		f := min(rs[i], rd[j])
@@ -115,15 +89,12 @@ func (s *dense) matrixMinimum(t *network, supply, demand []float64) {
 			nact--
 		}
 		if rs[i] <= 0 {
-			heap[0] = heap[len(heap)-1]
-			heap = heap[:len(heap)-1]
-			down(0)
+			heap.pop()
 		} else if nact > 0 {
 			scan(i)
-			down(0)
+			heap.down()
 		}
 	}
-	s.heap = heap
 }
 
 // price returns an arc with reduced cost < -eps by block search: arcs are

@@ -43,7 +43,7 @@ type sparse struct {
 	near   []int32 // finish: nearest live demand of each supply
 	key    []float64
 	ptr    []int
-	heap   []int
+	heap   indexHeap
 	nstart []int
 	nhead  []int32
 	ncost  []float64
@@ -174,51 +174,19 @@ func (s *sparse) greedy(t *network, rs, rd []float64) {
 	n := len(rs)
 	ptr := grow(s.ptr, n)
 	copy(ptr, s.start[:n])
-	heap := s.heap[:0]
-	less := func(a, b int) bool {
+	heap := &s.heap
+	heap.items = heap.items[:0]
+	heap.less = func(a, b int) bool {
 		ca, cb := s.cost[ptr[a]], s.cost[ptr[b]]
 		return ca < cb || ca == cb && a < b
 	}
-	up := func(k int) {
-		for k > 0 {
-			p := (k - 1) / 2
-			if !less(heap[k], heap[p]) {
-				break
-			}
-			heap[p], heap[k] = heap[k], heap[p]
-			k = p
-		}
-	}
-	down := func(k int) {
-		h := len(heap)
-		for {
-			c := 2*k + 1
-			if c >= h {
-				return
-			}
-			if c+1 < h && less(heap[c+1], heap[c]) {
-				c++
-			}
-			if !less(heap[c], heap[k]) {
-				return
-			}
-			heap[k], heap[c] = heap[c], heap[k]
-			k = c
-		}
-	}
-	pop := func() {
-		heap[0] = heap[len(heap)-1]
-		heap = heap[:len(heap)-1]
-		down(0)
-	}
 	for i := range n {
 		if rs[i] > 0 && ptr[i] < s.start[i+1] {
-			heap = append(heap, i)
-			up(len(heap) - 1)
+			heap.push(i)
 		}
 	}
-	for len(heap) > 0 {
-		i := heap[0]
+	for len(heap.items) > 0 {
+		i := heap.items[0]
 		e := ptr[i]
 		j := s.head[e]
 		if rd[j] > 0 {
@@ -227,17 +195,16 @@ func (s *sparse) greedy(t *network, rs, rd []float64) {
 			rs[i] -= f
 			rd[j] -= f
 			if rs[i] <= 0 {
-				pop()
+				heap.pop()
 				continue
 			}
 		}
 		if ptr[i]++; ptr[i] == s.start[i+1] {
-			pop() // left over: no live demand among its arcs
+			heap.pop() // left over: no live demand among its arcs
 		} else {
-			down(0)
+			heap.down()
 		}
 	}
-	s.heap = heap
 }
 
 // finish continues the greedy from the residual masses rs and rd over all
@@ -266,39 +233,20 @@ func (s *sparse) finish(t *network, rs, rd []float64) bool {
 		s.dtree.search(s.sx[i], s.sy[i], &s.h)
 		s.near[i], s.key[i] = s.h.idx[0], s.h.key[0]
 	}
-	heap := s.heap[:0]
-	less := func(a, b int) bool {
+	heap := &s.heap
+	heap.items = heap.items[:0]
+	heap.less = func(a, b int) bool {
 		return s.key[a] < s.key[b] || s.key[a] == s.key[b] && a < b
-	}
-	down := func(k int) {
-		h := len(heap)
-		for {
-			c := 2*k + 1
-			if c >= h {
-				return
-			}
-			if c+1 < h && less(heap[c+1], heap[c]) {
-				c++
-			}
-			if !less(heap[c], heap[k]) {
-				return
-			}
-			heap[k], heap[c] = heap[c], heap[k]
-			k = c
-		}
 	}
 	for i := range n {
 		if rs[i] > 0 && live > 0 {
 			query(i)
-			heap = append(heap, i)
+			heap.push(i)
 		}
 	}
-	for k := len(heap)/2 - 1; k >= 0; k-- {
-		down(k)
-	}
-	shipped := len(heap) > 0
-	for len(heap) > 0 && live > 0 {
-		i := heap[0]
+	shipped := len(heap.items) > 0
+	for len(heap.items) > 0 && live > 0 {
+		i := heap.items[0]
 		if j := s.near[i]; rd[j] > 0 {
 			f := min(rs[i], rd[j])
 			t.edges = append(t.edges, edge{i, int(j), f, s.dist(i, int(j))})
@@ -309,16 +257,13 @@ func (s *sparse) finish(t *network, rs, rd []float64) bool {
 				live--
 			}
 			if rs[i] <= 0 || live == 0 {
-				heap[0] = heap[len(heap)-1]
-				heap = heap[:len(heap)-1]
-				down(0)
+				heap.pop()
 				continue
 			}
 		}
 		query(i)
-		down(0)
+		heap.down()
 	}
-	s.heap = heap
 	s.dtree.setWeights(nil)
 	return shipped
 }
