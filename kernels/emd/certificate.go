@@ -178,18 +178,20 @@ func splitPoints(res Result, at []int, a, b []float64, scale float64) Result {
 	}
 	sa, sb := group(a, 0, 1), group(b, na, scale)
 	// take returns the current entry at point p and how much of mass it
-	// may take (all of it if it is the point's last entry); charge books q
-	// to it and moves on when it is used up.
+	// may take: all of it if it is the point's last entry (which absorbs
+	// the rounding residue, even once used up), else at most its rest.
+	// charge books q to entry k and moves on when it is used up.
 	take := func(sd *side, p int, mass float64) (int, float64) {
-		k := sd.ent[sd.cur[p]]
-		if sd.cur[p] == sd.start[p+1]-1 {
-			return k, mass
+		last := sd.start[p+1] - 1
+		if c := min(sd.cur[p], last); c < last {
+			k := sd.ent[c]
+			return k, min(mass, sd.rest[k])
 		}
-		return k, min(mass, sd.rest[k])
+		return sd.ent[last], mass
 	}
 	charge := func(sd *side, p, k int, q float64) {
 		if sd.rest[k] -= q; sd.rest[k] <= 0 {
-			sd.cur[p] = min(sd.cur[p]+1, sd.start[p+1]-1)
+			sd.cur[p]++
 		}
 	}
 	for _, f := range res.Flows {

@@ -498,3 +498,50 @@ func mergedMasses(c fuzzCase, x, y []float64) (p, q []float64) {
 	}
 	return p, q
 }
+
+// TestSplitPoints shares merged flows out among the entries at each point
+// by hand: entries in order, zero masses skipped, and the last entry at a
+// point absorbing rounding residue (flows an ulp above or below the
+// entries' total).
+func TestSplitPoints(t *testing.T) {
+	// Entries: a = [0.5 at point 0, 0 at point 0, 0.25 at point 0,
+	// 0.25 at point 1]; b = [0 at point 1, 0.75 at point 1, 0.25 at
+	// point 2].
+	a := []float64{0.5, 0, 0.25, 0.25}
+	b := []float64{0, 0.75, 0.25}
+	at := []int{0, 0, 0, 1, 1, 1, 2}
+	ulp := math.Nextafter(0.25, 1) - 0.25
+	first := 0.6
+	res := Result{
+		Cost: 7, Pivots: 3, Sweeps: 2,
+		U: []float64{1, 2, 3}, V: []float64{-1, -2, -3},
+		Flows: []Flow{
+			{From: 0, To: 1, Mass: first},      // 0.5 of entry 0, 0.1 of entry 2
+			{From: 0, To: 2, Mass: 0.15 + ulp}, // the rest of entry 2, an ulp over
+			{From: 1, To: 2, Mass: 0.1},
+			{From: 1, To: 1, Mass: 0.15 - ulp}, // an ulp short
+		},
+	}
+	got := splitPoints(res, at, a, b, 1)
+	want := []Flow{
+		{0, 1, 0.5}, {2, 1, first - 0.5},
+		{2, 2, 0.15 + ulp},
+		{3, 2, 0.1},
+		{3, 1, 0.15 - ulp},
+	}
+	if !slices.Equal(got.Flows, want) {
+		t.Errorf("flows %v, want %v", got.Flows, want)
+	}
+	if !slices.Equal(got.U, []float64{1, 1, 1, 2}) || !slices.Equal(got.V, []float64{-2, -2, -3}) {
+		t.Errorf("potentials %v, %v", got.U, got.V)
+	}
+	if got.Cost != 7 || got.Pivots != 3 || got.Sweeps != 2 {
+		t.Errorf("result %+v lost its cost or counts", got)
+	}
+	// b rescaled onto a's total: the entries of b count scale times.
+	got = splitPoints(Result{U: []float64{0, 0}, V: []float64{0, 0}, Flows: []Flow{{0, 1, 1}}},
+		[]int{0, 1, 1}, []float64{1}, []float64{0.25, 0.25}, 2)
+	if want := []Flow{{0, 0, 0.5}, {0, 1, 0.5}}; !slices.Equal(got.Flows, want) {
+		t.Errorf("rescaled: flows %v, want %v", got.Flows, want)
+	}
+}

@@ -172,8 +172,9 @@ func TestBoxDist(t *testing.T) {
 	}
 }
 
-// TestKDTreeRemove: after removing points (weight +Inf), searches find
-// only the others, and every node's least weight is that of its points.
+// TestKDTreeRemove: after removing points (weight +Inf) one by one until
+// none is left, searches find only the others, and every node's least
+// weight is that of its points.
 func TestKDTreeRemove(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
 	var tr kdTree
@@ -188,10 +189,7 @@ func TestKDTreeRemove(t *testing.T) {
 		for p := range alive {
 			alive[p] = true
 		}
-		for p := range n {
-			if rng.IntN(3) > 0 {
-				continue
-			}
+		for _, p := range rng.Perm(n) { // until none is left
 			tr.remove(int32(p))
 			alive[p] = false
 			for k, nd := range tr.nodes {

@@ -216,3 +216,24 @@ func TestPriceBlockSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestPricingTolerance: arcs enter only below -pricingTol times the
+// largest |cost| of the solved problem (zero-mass rows dropped) or, for
+// the sparse solver, times the diagonal of the points' bounding box.
+func TestPricingTolerance(t *testing.T) {
+	var s Solver
+	if _, err := s.SolveMatrix([]float64{1, 0, 1}, []float64{1, 1}, []float64{-3, 1, 100, 7, 2, 0.5}); err != nil {
+		t.Fatal(err)
+	}
+	if want := pricingTol * 3; s.net.eps != want {
+		t.Errorf("dense: eps %v, want %v", s.net.eps, want)
+	}
+	s.path = pathSparse
+	x, y := []float64{0, 30, 0, 4}, []float64{0, 0, 40, 3}
+	if _, err := s.SolveCommon(x, y, []float64{1, 0, 0, 1}, []float64{0, 1, 1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if want := pricingTol * 50; s.net.eps != want {
+		t.Errorf("sparse: eps %v, want %v", s.net.eps, want)
+	}
+}
