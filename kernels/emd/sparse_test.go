@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -517,6 +518,45 @@ func TestSparseSweep(t *testing.T) {
 		}
 		if total > 0 && (sp.next != 0 || sp.nextRow != 0 || sp.block != max(16, int(math.Sqrt(float64(len(sp.head)))))) {
 			t.Fatalf("trial %d: after adding arcs pricing resumes at %d (row %d), block %d", trial, sp.next, sp.nextRow, sp.block)
+		}
+	}
+}
+
+// TestObjective: the plan's cost is summed with compensation, so that
+// terms cancelling at 1e16 do not swallow a unit (in either order).
+func TestObjective(t *testing.T) {
+	for _, costs := range [][]float64{{1e16, 1, -1e16}, {1, 1e16, -1e16}, {-1e16, 1e16, 1}} {
+		var s network
+		s.reset(3, 1, 0)
+		root := 4
+		for x, c := range costs {
+			s.parent[x], s.acost[x], s.flow[x] = 3, c, 1
+		}
+		s.parent[3] = root
+		if got := s.objective(); got != 1 {
+			t.Errorf("costs %v: objective %v, want 1", costs, got)
+		}
+	}
+}
+
+// TestMaxPivotsExact: the cap allows exactly MaxPivots pivots.
+func TestMaxPivotsExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	x, y := gridPoints(6, 6)
+	p, q := randDist(rng, len(x), false, false), randDist(rng, len(x), false, false)
+	for _, path := range []int{pathDense, pathSparse} {
+		s := Solver{path: path}
+		free, err := s.SolveCommon(x, y, p, q)
+		if err != nil || free.Pivots < 2 {
+			t.Fatalf("path %d: %v after %d pivots", path, err, free.Pivots)
+		}
+		s.MaxPivots = free.Pivots
+		if got, err := s.SolveCommon(x, y, p, q); err != nil || got.Cost != free.Cost {
+			t.Errorf("path %d: cap %d: %v, %v; want %v", path, s.MaxPivots, got.Cost, err, free.Cost)
+		}
+		s.MaxPivots = free.Pivots - 1
+		if got, err := s.SolveCommon(x, y, p, q); !errors.Is(err, ErrMaxPivots) || got.Pivots != s.MaxPivots {
+			t.Errorf("path %d: cap %d: %v after %d pivots; want ErrMaxPivots", path, s.MaxPivots, err, got.Pivots)
 		}
 	}
 }
