@@ -38,6 +38,9 @@ func TestKDTreeSearch(t *testing.T) {
 			w = make([]float64, n)
 			for p := range w {
 				w[p] = rng.NormFloat64()
+				if trial%2 == 0 {
+					w[p] = float64(rng.IntN(5) - 2) // keys tie with integer thresholds
+				}
 			}
 		}
 		tr.setWeights(w)
@@ -47,6 +50,12 @@ func TestKDTreeSearch(t *testing.T) {
 			thr := math.Inf(1)
 			if rng.IntN(2) == 0 {
 				thr = 3 * rng.NormFloat64()
+			}
+			if trial%2 == 0 {
+				// Lattice points, integer query and threshold: keys at
+				// distances 0, 1, 2, 5 equal the threshold exactly.
+				px, py = float64(rng.IntN(7)-1), float64(rng.IntN(7)-1)
+				thr = float64(rng.IntN(6) - 1)
 			}
 			var want []float64
 			for _, p := range idx {
