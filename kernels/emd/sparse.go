@@ -181,9 +181,7 @@ func (s *sparse) greedy(t *network, rs, rd []float64) {
 		return ca < cb || ca == cb && a < b
 	}
 	for i := range n {
-		if rs[i] > 0 && ptr[i] < s.start[i+1] {
-			heap.push(i)
-		}
+		heap.push(i) // every supply has mass and arcs (its nearest demands)
 	}
 	for len(heap.items) > 0 {
 		i := heap.items[0]

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -328,10 +329,16 @@ func cmpFloat(a, b float64) int {
 // forest.
 func TestSparseInitial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(67, 68))
-	for trial := range 40 {
+	for trial := range 60 {
 		n, m := 1+rng.IntN(30), 1+rng.IntN(30)
 		var s Solver
 		randomSparse(rng, &s, n, m)
+		lattice := trial%3 == 0 // equal costs: rows ordered by demand
+		if lattice {
+			s.sx, s.sy = randPoints(rng, n, true)
+			s.dx, s.dy = randPoints(rng, m, true)
+			s.sparse.sx, s.sparse.sy, s.sparse.dx, s.sparse.dy = s.sx, s.sy, s.dx, s.dy
+		}
 		sp := &s.sparse
 		sp.initial(&s.net, s.sup, s.dem)
 		has := map[arcPair]bool{}
@@ -349,6 +356,9 @@ func TestSparseInitial(t *testing.T) {
 					t.Fatalf("trial %d: row %d out of order at arc %d", trial, i, e)
 				}
 			}
+			if lattice {
+				continue // the nearest ones tie
+			}
 			for _, j := range nearestK(s.sx[i], s.sy[i], s.dx, s.dy, nearK) {
 				if !has[arcPair{int32(i), int32(j)}] {
 					t.Fatalf("trial %d: supply %d lacks its near demand %d", trial, i, j)
@@ -356,6 +366,9 @@ func TestSparseInitial(t *testing.T) {
 			}
 		}
 		for j := range m {
+			if lattice {
+				break
+			}
 			for _, i := range nearestK(s.dx[j], s.dy[j], s.sx, s.sy, nearK) {
 				if !has[arcPair{int32(i), int32(j)}] {
 					t.Fatalf("trial %d: demand %d lacks its near supply %d", trial, j, i)
@@ -411,9 +424,10 @@ func checkForestPlan(t *testing.T, edges []edge, sup, dem []float64, ok func(i, 
 }
 
 // TestSparseGreedyMatchesDense: from the full masses, the sparse solver's
-// greedy over all arcs (finish) and its greedy over a complete arc set
-// (greedy) are the dense solver's matrix-minimum start (distinct costs: no
-// ties to break differently), edge for edge.
+// greedy over all arcs (finish), its greedy over a complete arc set
+// (greedy) and the dense solver's start are the matrix-minimum plan found
+// by brute force (distinct costs: no ties to break differently), edge for
+// edge and in order.
 func TestSparseGreedyMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(69, 70))
 	for trial := range 60 {
@@ -450,12 +464,11 @@ func TestSparseGreedyMatchesDense(t *testing.T) {
 		d.reset(n, m, cost)
 		d.matrixMinimum(&s.net, s.sup, s.dem)
 		want := s.net.edges
-		byArc := func(a, b edge) int { return cmpFloat(float64(a.i*m+a.j), float64(b.i*m+b.j)) }
-		slices.SortFunc(got, byArc)
-		slices.SortFunc(got2, byArc)
-		slices.SortFunc(want, byArc)
-		if !slices.Equal(got, want) || !slices.Equal(got2, want) {
-			t.Fatalf("trial %d: sparse greedy %v and %v, dense %v", trial, got, got2, want)
+		ref := matrixMinimumRef(s.sup, s.dem, cost)
+		for name, g := range map[string][]edge{"finish": got, "greedy": got2, "dense": want} {
+			if !slices.Equal(g, ref) {
+				t.Fatalf("trial %d: %s %v, brute force %v", trial, name, g, ref)
+			}
 		}
 	}
 }
@@ -558,5 +571,84 @@ func TestMaxPivotsExact(t *testing.T) {
 		if got, err := s.SolveCommon(x, y, p, q); !errors.Is(err, ErrMaxPivots) || got.Pivots != s.MaxPivots {
 			t.Errorf("path %d: cap %d: %v after %d pivots; want ErrMaxPivots", path, s.MaxPivots, err, got.Pivots)
 		}
+	}
+}
+
+// matrixMinimumRef is the matrix-minimum greedy by brute force: ship as
+// much as possible along the cheapest arc between a supply and a demand
+// that both have mass left, until one side has none.
+func matrixMinimumRef(sup, dem, cost []float64) []edge {
+	n, m := len(sup), len(dem)
+	rs, rd := slices.Clone(sup), slices.Clone(dem)
+	var plan []edge
+	for {
+		bi, bj := -1, -1
+		for i := range n {
+			for j := range m {
+				if rs[i] > 0 && rd[j] > 0 && (bi < 0 || cost[i*m+j] < cost[bi*m+bj]) {
+					bi, bj = i, j
+				}
+			}
+		}
+		if bi < 0 {
+			return plan
+		}
+		f := min(rs[bi], rd[bj])
+		plan = append(plan, edge{bi, bj, f, cost[bi*m+bj]})
+		rs[bi] -= f
+		rd[bj] -= f
+	}
+}
+
+// TestPathDispatch: Euclidean problems with more than 2^18 arcs (after
+// cancellation) go to the sparse solver, which reports its sweeps; the
+// dense one reports none. A forced path is taken whatever the size.
+func TestPathDispatch(t *testing.T) {
+	// 512 supplies on the left half of a 32 x 32 grid, 512 demands on the
+	// right: exactly 2^18 arcs. One more demand tips it over.
+	x, y := gridPoints(32, 33)
+	p, q := make([]float64, len(x)), make([]float64, len(x))
+	for k := range x {
+		switch {
+		case y[k] < 16:
+			p[k] = 1
+		case y[k] < 32:
+			q[k] = 1
+		}
+	}
+	normalise(p)
+	for _, c := range []struct {
+		path, extra int
+		sparse      bool
+	}{{pathAuto, 0, false}, {pathAuto, 1, true}, {pathDense, 1, false}, {pathSparse, 0, true}} {
+		qq := slices.Clone(q)
+		if c.extra > 0 {
+			qq[32] = 1 // (0, 32)
+		}
+		normalise(qq)
+		s := Solver{path: c.path}
+		res, err := s.SolveCommon(x, y, p, qq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Sweeps > 0; got != c.sparse {
+			t.Errorf("path %d, %d x %d arcs: %d sweeps", c.path, len(s.sup), len(s.dem), res.Sweeps)
+		}
+	}
+}
+
+// TestMaxArcs: coordinates spanning more than 1e150 need the dense
+// matrix, whose size MaxArcs bounds.
+func TestMaxArcs(t *testing.T) {
+	k := 11600 // k*k > 2^27
+	ax, ay, a := make([]float64, k), make([]float64, k), make([]float64, k)
+	bx, by, b := make([]float64, k), make([]float64, k), make([]float64, k)
+	for i := range k {
+		ax[i], a[i] = float64(i)*1e200, 1
+		bx[i], by[i], b[i] = float64(i)*1e200, 1, 1
+	}
+	_, err := SolvePoints(ax, ay, a, bx, by, b)
+	if err == nil || !strings.Contains(err.Error(), "exceed") {
+		t.Fatalf("got %v, want an error about the arcs exceeding %d", err, MaxArcs)
 	}
 }
