@@ -652,3 +652,16 @@ func TestMaxArcs(t *testing.T) {
 		t.Fatalf("got %v, want an error about the arcs exceeding %d", err, MaxArcs)
 	}
 }
+
+// TestGrow: grow reuses the storage whenever it is large enough.
+func TestGrow(t *testing.T) {
+	s := make([]int, 2, 5)
+	for _, n := range []int{0, 3, 5} {
+		if g := grow(s, n); len(g) != n || cap(g) != 5 || &g[:1][0] != &s[:1][0] {
+			t.Errorf("grow to %d: len %d cap %d, a new array: %v", n, len(g), cap(g), &g[:1][0] != &s[:1][0])
+		}
+	}
+	if g := grow(s, 6); len(g) != 6 || &g[0] == &s[:1][0] {
+		t.Errorf("grow to 6: len %d, same array %v", len(g), &g[0] == &s[:1][0])
+	}
+}
