@@ -222,10 +222,11 @@ func TestPriceBlockSearch(t *testing.T) {
 // the sparse solver, times the diagonal of the points' bounding box.
 func TestPricingTolerance(t *testing.T) {
 	var s Solver
+	tol := pricingTol // multiplied at run time, as the solver does
 	if _, err := s.SolveMatrix([]float64{1, 0, 1}, []float64{1, 1}, []float64{-3, 1, 100, 7, 2, 0.5}); err != nil {
 		t.Fatal(err)
 	}
-	if want := pricingTol * 3; s.net.eps != want {
+	if want := tol * 3; s.net.eps != want {
 		t.Errorf("dense: eps %v, want %v", s.net.eps, want)
 	}
 	s.path = pathSparse
@@ -233,7 +234,7 @@ func TestPricingTolerance(t *testing.T) {
 	if _, err := s.SolveCommon(x, y, []float64{1, 0, 0, 1}, []float64{0, 1, 1, 0}); err != nil {
 		t.Fatal(err)
 	}
-	if want := pricingTol * 50; s.net.eps != want {
+	if want := tol * 50; s.net.eps != want {
 		t.Errorf("sparse: eps %v, want %v", s.net.eps, want)
 	}
 }
