@@ -230,7 +230,7 @@ func TestPricingTolerance(t *testing.T) {
 		t.Errorf("dense: eps %v, want %v", s.net.eps, want)
 	}
 	s.path = pathSparse
-	x, y := []float64{0, 30, 0, 4}, []float64{0, 0, 40, 3}
+	x, y := []float64{5, 35, 5, 9}, []float64{7, 7, 47, 10} // a 30 x 40 box
 	if _, err := s.SolveCommon(x, y, []float64{1, 0, 0, 1}, []float64{0, 1, 1, 0}); err != nil {
 		t.Fatal(err)
 	}

@@ -638,7 +638,7 @@ func TestPathDispatch(t *testing.T) {
 }
 
 // TestMaxArcs: coordinates spanning more than 1e150 need the dense
-// matrix, whose size MaxArcs bounds.
+// matrix, whose size MaxArcs bounds, as it bounds Solve and NewPoints.
 func TestMaxArcs(t *testing.T) {
 	k := 11600 // k*k > 2^27
 	ax, ay, a := make([]float64, k), make([]float64, k), make([]float64, k)
@@ -649,7 +649,15 @@ func TestMaxArcs(t *testing.T) {
 	}
 	_, err := SolvePoints(ax, ay, a, bx, by, b)
 	if err == nil || !strings.Contains(err.Error(), "exceed") {
-		t.Fatalf("got %v, want an error about the arcs exceeding %d", err, MaxArcs)
+		t.Fatalf("SolvePoints: got %v, want an error about the arcs exceeding %d", err, MaxArcs)
+	}
+	// Checked before any cost is asked for.
+	_, err = Solve(a, b, func(i, j int) float64 { panic("cost asked for") })
+	if err == nil || !strings.Contains(err.Error(), "exceed") {
+		t.Fatalf("Solve: got %v, want an error about the arcs exceeding %d", err, MaxArcs)
+	}
+	if _, err := NewPoints(ax, ay); err == nil || !strings.Contains(err.Error(), "exceed") {
+		t.Fatalf("NewPoints: got %v, want an error about the arcs exceeding %d", err, MaxArcs)
 	}
 }
 
