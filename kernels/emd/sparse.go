@@ -274,7 +274,7 @@ func (s *sparse) price(t *network) (int, int, float64) {
 	pi, piD := t.pi, t.pi[n:]
 	total := len(s.head)
 	best := -t.eps
-	bestArc, bestRow := -1, -1
+	bestArc, bestRow := -1, 0 // bestRow is set with bestArc
 	e, i := s.next, s.nextRow
 	inBlock := 0
 	for scanned := 0; scanned < total; {
