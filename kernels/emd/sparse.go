@@ -335,9 +335,7 @@ func (s *sparse) sweep(t *network) int {
 		}
 	}
 	s.dtree.setWeights(nil)
-	if len(s.pairs) > 0 {
-		s.addArcs(n, s.pairs)
-	}
+	s.addArcs(n, s.pairs)
 	return len(s.pairs)
 }
 
