@@ -35,7 +35,7 @@ type sparse struct {
 
 	stree, dtree kdTree
 	h            kbest
-	w            []float64 // sweep weights -pi of the demands
+	w            []float64 // demand weights: -pi in a sweep, 0 or +Inf (exhausted) in finish
 
 	// Workspace for the start and for merging arcs.
 	pairs  []arcPair
@@ -152,12 +152,12 @@ func (s *sparse) initial(t *network, supply, demand []float64) {
 	copy(rd, demand)
 	t.edges = t.edges[:0]
 	s.greedy(t, rs, rd)
-	if from := len(t.edges); s.finish(t, rs, rd) {
-		for _, e := range t.edges[from:] {
-			s.pairs = append(s.pairs, arcPair{int32(e.i), int32(e.j)})
-		}
-		s.setArcs(n, s.pairs)
+	from := len(t.edges)
+	s.finish(t, rs, rd)
+	for _, e := range t.edges[from:] {
+		s.pairs = append(s.pairs, arcPair{int32(e.i), int32(e.j)})
 	}
+	s.setArcs(n, s.pairs)
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(len(s.head)))))
 }
@@ -212,8 +212,8 @@ func (s *sparse) greedy(t *network, rs, rd []float64) {
 // nearest live demand, found in the demands' kd-tree from which exhausted
 // demands are removed (weight +Inf), sits in a binary heap keyed by its
 // distance; entries made stale by an exhausted demand are refreshed lazily
-// at the top. It reports whether it shipped anything.
-func (s *sparse) finish(t *network, rs, rd []float64) bool {
+// at the top.
+func (s *sparse) finish(t *network, rs, rd []float64) {
 	n, m := t.n, t.m
 	s.w = grow(s.w, m)
 	live := 0
@@ -242,7 +242,6 @@ func (s *sparse) finish(t *network, rs, rd []float64) bool {
 			heap.push(i)
 		}
 	}
-	shipped := len(heap.items) > 0
 	for len(heap.items) > 0 && live > 0 {
 		i := heap.items[0]
 		if j := s.near[i]; rd[j] > 0 {
@@ -263,7 +262,6 @@ func (s *sparse) finish(t *network, rs, rd []float64) bool {
 		heap.down()
 	}
 	s.dtree.setWeights(nil)
-	return shipped
 }
 
 // price returns an arc of the set with reduced cost < -eps by block
