@@ -22,10 +22,7 @@ type dense struct {
 func (s *dense) reset(n, m int, cost []float64) {
 	s.cost = cost
 	s.next = 0
-	s.block = int(math.Sqrt(float64(n * m)))
-	if s.block < 16 {
-		s.block = 16
-	}
+	s.block = max(16, int(math.Sqrt(float64(n*m))))
 }
 
 // matrixMinimum is the greedy start: repeatedly ship as much as possible
@@ -111,10 +108,7 @@ func (s *dense) price(t *network) (int, int, float64) {
 	i, j := s.next/m, s.next%m
 	inBlock := 0
 	for scanned := 0; scanned < total; {
-		lim := m
-		if rem := s.block - inBlock; j+rem < m {
-			lim = j + rem
-		}
+		lim := min(m, j+s.block-inBlock)
 		row := s.cost[i*m+j : i*m+lim]
 		d := piD[j:lim]
 		// Compare cost - piD against best - pi[i] to keep the loop to one

@@ -11,7 +11,7 @@ type indexHeap struct {
 // push adds x.
 func (h *indexHeap) push(x int) {
 	h.items = append(h.items, x)
-	for k := len(h.items) - 1; k > 0; {
+	for k := len(h.items) - 1; k != 0; {
 		p := (k - 1) / 2
 		if !h.less(h.items[k], h.items[p]) {
 			break

@@ -26,9 +26,12 @@ type kdTree struct {
 
 type kdNode struct {
 	lo, hi         int32
-	kid            int32 // first child (the second is kid+1); -1 for a leaf
+	kid            int32 // first child (the second is kid+1); noKid for a leaf
 	x0, x1, y0, y1 float64
 }
+
+// noKid marks a leaf.
+const noKid = -1
 
 // build makes t the tree over the points idx (indices into x and y; nil
 // means all of them).
@@ -58,7 +61,7 @@ func (t *kdTree) build(x, y []float64, idx []int32) {
 			nd.x0, nd.x1 = min(nd.x0, px), max(nd.x1, px)
 			nd.y0, nd.y1 = min(nd.y0, py), max(nd.y1, py)
 		}
-		nd.kid = -1
+		nd.kid = noKid
 		if len(pts) <= kdLeaf {
 			for _, p := range pts {
 				t.leafOf[p] = int32(k)
@@ -99,7 +102,7 @@ func (t *kdTree) setWeights(w []float64) {
 	// Children come after their parent: fill bottom-up.
 	for k := len(t.nodes) - 1; k >= 0; k-- {
 		nd := &t.nodes[k]
-		if nd.kid < 0 {
+		if nd.kid == noKid {
 			v := math.Inf(1)
 			for _, p := range t.perm[nd.lo:nd.hi] {
 				v = min(v, w[p])
@@ -120,7 +123,7 @@ func (t *kdTree) remove(p int32) {
 	for k := t.leafOf[p]; k >= 0; k = t.up[k] {
 		nd := &t.nodes[k]
 		v := math.Inf(1)
-		if nd.kid < 0 {
+		if nd.kid == noKid {
 			for _, q := range t.perm[nd.lo:nd.hi] {
 				v = min(v, t.w[q])
 			}
@@ -161,7 +164,7 @@ func (h *kbest) reset(k int, thr float64) {
 func (h *kbest) offer(v float64, p int32) {
 	if len(h.key) < h.k {
 		h.key, h.idx = append(h.key, v), append(h.idx, p)
-		for c := len(h.key) - 1; c > 0; {
+		for c := len(h.key) - 1; c != 0; {
 			q := (c - 1) / 2
 			if h.key[q] >= h.key[c] {
 				break
@@ -206,7 +209,7 @@ func (t *kdTree) search(px, py float64, h *kbest) {
 
 func (t *kdTree) visit(k int32, px, py float64, h *kbest) {
 	nd := &t.nodes[k]
-	if nd.kid < 0 {
+	if nd.kid == noKid {
 		for _, p := range t.perm[nd.lo:nd.hi] {
 			dx, dy := t.x[p]-px, t.y[p]-py
 			v := math.Sqrt(dx*dx + dy*dy)

@@ -137,7 +137,7 @@ func (s *network) buildTree() {
 	s.parent[root] = root
 	s.acost[root], s.flow[root], s.pi[root], s.tn[root].depth = 0, 0, 0, 0
 	stack := s.stem[:0]
-	for r := 0; r < N; r++ {
+	for r := range N {
 		if s.parent[r] >= 0 {
 			continue
 		}
@@ -195,7 +195,7 @@ func (s *network) isBasic(i, j int) bool {
 
 // pivot brings the non-basic arc from supply i to demand j, of cost c and
 // negative reduced cost, into the basis.
-func (s *network) pivot(i, j int, c float64) error {
+func (s *network) pivot(i, j int, c float64) {
 	n := s.n
 	root := n + s.m
 	k, l := i, n+j
@@ -230,8 +230,13 @@ func (s *network) pivot(i, j int, c float64) error {
 	// from k, and k's side wins ties), else up l's side (the one nearest l:
 	// < walking up from l). Then the new basis keeps that property, and no
 	// basis repeats on degenerate pivots.
+	// Some arc always blocks: unless l is the apex, l's own arc (from its
+	// parent supply, or from the root) points down on l's side; if l is
+	// the apex, k lies below it, so k's parent is a demand and k's arc to
+	// it points up on k's side.
 	delta := math.Inf(1)
-	out, outOnL := -1, false
+	var out int
+	var outOnL bool
 	for x := l; x != join; x = parent[x] {
 		if x >= n || parent[x] == root { // parent -> x: against the flow
 			if f := flow[x]; f < delta {
@@ -246,23 +251,18 @@ func (s *network) pivot(i, j int, c float64) error {
 			}
 		}
 	}
-	if out < 0 {
-		return fmt.Errorf("%w: unbounded cycle", errNumeric)
-	}
-	if delta > 0 {
-		for x := k; x != join; x = parent[x] {
-			if x < n && parent[x] != root {
-				flow[x] -= delta
-			} else {
-				flow[x] += delta
-			}
+	for x := k; x != join; x = parent[x] { // (delta may be 0: degenerate)
+		if x < n && parent[x] != root {
+			flow[x] -= delta
+		} else {
+			flow[x] += delta
 		}
-		for x := l; x != join; x = parent[x] {
-			if x >= n || parent[x] == root {
-				flow[x] -= delta
-			} else {
-				flow[x] += delta
-			}
+	}
+	for x := l; x != join; x = parent[x] {
+		if x >= n || parent[x] == root {
+			flow[x] -= delta
+		} else {
+			flow[x] += delta
 		}
 	}
 
@@ -273,7 +273,6 @@ func (s *network) pivot(i, j int, c float64) error {
 		uIn, vIn, sigma = l, k, rc
 	}
 	s.rehang(uIn, vIn, out, c, delta, sigma)
-	return nil
 }
 
 // rehang re-roots the subtree of q at its descendant u (the stem
@@ -395,9 +394,7 @@ func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 		if pivots >= maxPivots {
 			return pivots, fmt.Errorf("%w (%d pivots on %d x %d)", ErrMaxPivots, pivots, s.n, s.m)
 		}
-		if err := s.pivot(i, j, c); err != nil {
-			return pivots, err
-		}
+		s.pivot(i, j, c)
 		pivots++
 		fresh = false
 	}
@@ -407,7 +404,7 @@ func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 func (s *network) objective() float64 {
 	root := s.n + s.m
 	sum, comp := 0.0, 0.0
-	for x := 0; x < root; x++ {
+	for x := range root {
 		if s.parent[x] != root {
 			v := s.flow[x] * s.acost[x]
 			t := sum + v

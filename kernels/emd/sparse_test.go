@@ -676,3 +676,53 @@ func TestGrow(t *testing.T) {
 		t.Errorf("grow to 6: len %d, same array %v", len(g), &g[0] == &s[:1][0])
 	}
 }
+
+// TestSparseGreedyTies: supplies whose cheapest arcs cost the same ship
+// in the order of their indices (the heaps break ties by index), as the
+// brute-force matrix minimum does. Each supply has its own three demands
+// at distances 1, 2 and 3, so every step ties across supplies but never
+// within one; supply indices are shuffled against the positions.
+func TestSparseGreedyTies(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	for trial := range 10 {
+		k := 2 + trial
+		var s Solver
+		s.sx, s.sy = make([]float64, k), make([]float64, k)
+		s.sup = make([]float64, k)
+		for i, c := range rng.Perm(k) {
+			s.sx[i], s.sup[i] = float64(10*c), 1
+		}
+		for _, c := range rng.Perm(k) {
+			x := float64(10 * c)
+			s.dx, s.dy = append(s.dx, x+1, x, x+3), append(s.dy, 0, 2, 0)
+			s.dem = append(s.dem, 1.0/3, 1.0/3, 1.0/3)
+		}
+		n, m := k, 3*k
+		sp := &s.sparse
+		sp.sx, sp.sy, sp.dx, sp.dy = s.sx, s.sy, s.dx, s.dy
+		s.net.reset(n, m, 0)
+		cost := make([]float64, n*m)
+		for e := range cost {
+			cost[e] = sp.dist(e/m, e%m)
+		}
+		ref := matrixMinimumRef(s.sup, s.dem, cost)
+		sp.dtree.build(s.dx, s.dy, nil)
+		s.net.edges = s.net.edges[:0]
+		sp.finish(&s.net, slices.Clone(s.sup), slices.Clone(s.dem))
+		if !slices.Equal(s.net.edges, ref) {
+			t.Fatalf("trial %d: finish %v, brute force %v", trial, s.net.edges, ref)
+		}
+		var all []arcPair
+		for i := range n {
+			for j := range m {
+				all = append(all, arcPair{int32(i), int32(j)})
+			}
+		}
+		sp.setArcs(n, all)
+		s.net.edges = s.net.edges[:0]
+		sp.greedy(&s.net, slices.Clone(s.sup), slices.Clone(s.dem))
+		if !slices.Equal(s.net.edges, ref) {
+			t.Fatalf("trial %d: greedy %v, brute force %v", trial, s.net.edges, ref)
+		}
+	}
+}
