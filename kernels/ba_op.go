@@ -49,48 +49,46 @@ func (b *BAChannel) Grids() (in, out Grid) { return b.Grid, b.Grid }
 
 // Apply implements ChannelOp: C v = (K (c .* v)) ./ Z.
 func (b *BAChannel) Apply(dst, v []float64) error {
-	if err := b.check(); err != nil {
-		return fmt.Errorf("apply: %w", err)
-	}
-	m := b.Grid.Len()
-	if err := checkApply("apply", dst, v, m, m); err != nil {
-		return err
-	}
-	if !b.logDomain {
-		b.fac().apply(dst, v)
-		return nil
-	}
-	la := make([]float64, m)
-	for y, x := range v {
-		la[y] = b.logc[y] + log(x)
-	}
-	b.kp.lprod(dst, la, make([]float64, b.Grid.Cols))
-	for x := range dst {
-		dst[x] = math.Exp(dst[x] - b.logZ[x])
-	}
-	return nil
+	return b.product("apply", dst, v, false)
 }
 
 // ApplyT implements ChannelOp: C^T u = c .* K(u ./ Z).
 func (b *BAChannel) ApplyT(dst, u []float64) error {
+	return b.product("apply transpose", dst, u, true)
+}
+
+// product is Apply and, with transpose, ApplyT. C = diag(1/Z) K diag(c)
+// and, K being symmetric, C^T = diag(c) K diag(1/Z): the same product
+// with K between two diagonal scalings that swap places.
+func (b *BAChannel) product(name string, dst, v []float64, transpose bool) error {
 	if err := b.check(); err != nil {
-		return fmt.Errorf("apply transpose: %w", err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	m := b.Grid.Len()
-	if err := checkApply("apply transpose", dst, u, m, m); err != nil {
+	if err := checkApply(name, dst, v, m, m); err != nil {
 		return err
 	}
-	if !b.logDomain {
-		b.fac().applyT(dst, u)
-		return nil
-	}
-	la := make([]float64, m)
-	for x, v := range u {
-		la[x] = log(v) - b.logZ[x]
-	}
-	b.kp.lprod(dst, la, make([]float64, b.Grid.Cols))
-	for y := range dst {
-		dst[y] = math.Exp(dst[y] + b.logc[y])
+	switch {
+	case !b.logDomain && transpose:
+		b.fac().applyT(dst, v)
+	case !b.logDomain:
+		b.fac().apply(dst, v)
+	default:
+		// dst = exp(lprod(ln v + s pre) - s post): (pre, post, s) is
+		// (ln c, ln Z, 1) for C and (ln Z, ln c, -1) for C^T
+		// (multiplying by s = +-1 is exact).
+		pre, post, s := b.logc, b.logZ, 1.0
+		if transpose {
+			pre, post, s = b.logZ, b.logc, -1
+		}
+		la := make([]float64, m)
+		for i, x := range v {
+			la[i] = log(x) + s*pre[i]
+		}
+		b.kp.lprod(dst, la, make([]float64, b.Grid.Cols))
+		for i := range dst {
+			dst[i] = math.Exp(dst[i] - s*post[i])
+		}
 	}
 	return nil
 }

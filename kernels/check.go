@@ -54,14 +54,8 @@ func checkPositive(name string, v float64) error {
 
 // checkChannel validates ch fully (dimensions, entries, row sums).
 func checkChannel(ch *Channel) error {
-	if ch == nil {
-		return fmt.Errorf("channel is nil")
-	}
-	if err := ch.In.Validate(); err != nil {
-		return fmt.Errorf("channel input %w", err)
-	}
-	if err := ch.Out.Validate(); err != nil {
-		return fmt.Errorf("channel output %w", err)
+	if err := checkChannelShape(ch); err != nil {
+		return err
 	}
 	return ch.Validate()
 }

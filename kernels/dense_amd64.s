@@ -1,6 +1,7 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "avx_amd64.h"
 
 // func ibuRows4(c *float64, n int, r *float64, den *float64, w *float64, mode int)
 //
@@ -28,14 +29,7 @@ TEXT ·ibuRows4(SB), NOSPLIT, $0-48
 	JZ    phase2
 
 	// Phase 1: four dot products with r, eight columns per step.
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO8
 	MOVQ   AX, BX
 	MOVQ   SI, R9
 	MOVQ   R8, CX

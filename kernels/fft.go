@@ -224,9 +224,18 @@ func (f *fftConv) forward(v, scratch []float64) (bre, bim []float64) {
 	}
 	colDIF(are, aim, f.m, rp, nz, f.twmRe, f.twmIm)
 	f.separate(are, aim)
-	// Transpose into B: B[r][k] = X[k][r], X[k] in A's row p(k) (k < m)
-	// or m.
-	w, m := f.w, f.m
+	f.transposeAB(are, aim, bre, bim, false)
+	colDIF(bre, bim, f.n0, f.w, R, f.tw0Re, f.tw0Im)
+	return bre, bim
+}
+
+// transposeAB copies the m+1 frequencies X between A and B, in blocks of
+// rows so that the accesses to B stay in cache: B[r][k] = X[k][r], where
+// X[k] is A's row brm[k] for k < m and row m for k = m. With toA the copy
+// goes the other way, from B into A.
+func (f *fftConv) transposeAB(are, aim, bre, bim []float64, toA bool) {
+	R, rp, w, m := f.rows, f.rp, f.w, f.m
+	const blk = 16
 	for r0 := 0; r0 < R; r0 += blk {
 		r1 := min(r0+blk, R)
 		for k := 0; k <= m; k++ {
@@ -235,13 +244,17 @@ func (f *fftConv) forward(v, scratch []float64) (bre, bim []float64) {
 				p = int(f.brm[k])
 			}
 			ar, ai := are[p*rp:], aim[p*rp:]
-			for r := r0; r < r1; r++ {
-				bre[r*w+k], bim[r*w+k] = ar[r], ai[r]
+			if toA {
+				for r := r0; r < r1; r++ {
+					ar[r], ai[r] = bre[r*w+k], bim[r*w+k]
+				}
+			} else {
+				for r := r0; r < r1; r++ {
+					bre[r*w+k], bim[r*w+k] = ar[r], ai[r]
+				}
 			}
 		}
 	}
-	colDIF(bre, bim, f.n0, w, R, f.tw0Re, f.tw0Im)
-	return bre, bim
 }
 
 // prod sets dst = k * v (the linear convolution on the R x C grid) for v
@@ -252,21 +265,9 @@ func (f *fftConv) prod(dst, v, scratch []float64) {
 	are, aim, _, _ := f.planes(scratch)
 	scaleRows(bre, bim, f.khat)
 	colDIT(bre, bim, f.n0, w, R, f.tw0Re, f.tw0Im)
-	const blk = 16
-	for r0 := 0; r0 < R; r0 += blk {
-		r1 := min(r0+blk, R)
-		for k := 0; k <= m; k++ {
-			p := m
-			if k < m {
-				p = int(f.brm[k])
-			}
-			ar, ai := are[p*rp:], aim[p*rp:]
-			for r := r0; r < r1; r++ {
-				ar[r], ai[r] = bre[r*w+k], bim[r*w+k]
-			}
-		}
-	}
+	f.transposeAB(are, aim, bre, bim, true)
 	f.combine(are, aim)
+	const blk = 16
 	nz := (C + 1) / 2
 	colDIT(are, aim, m, rp, nz, f.twmRe, f.twmIm)
 	for r0 := 0; r0 < R; r0 += blk {
@@ -398,15 +399,22 @@ func (f *fftConv) combine(re, im []float64) {
 // a strip of 2^11 rows then takes 512 KiB, within L2.
 const fftStrip = 16
 
+// stripWidth is the width of the column strips that the transform of n
+// rows of length vl works on: the whole rows while the planes take at most
+// 2^15 entries, else a multiple of fftStrip.
+func stripWidth(n, vl int) int {
+	if n*vl > 1<<15 {
+		return fftStrip * max(1, (1<<15)/(n*fftStrip))
+	}
+	return vl
+}
+
 // colDIF transforms the n rows (each of length vl, a multiple of 4) of the
 // planes re, im: out[k] = sum_j in[j] e^{-2 pi i jk/n}, by decimation in
 // frequency, leaving row k at bit-reversed position. Rows from nz on are
 // zero on input. tw holds e^{-2 pi i j/n} for j < n/2.
 func colDIF(re, im []float64, n, vl, nz int, twRe, twIm []float64) {
-	strip := vl
-	if n*vl > 1<<15 {
-		strip = fftStrip * max(1, (1<<15)/(n*fftStrip))
-	}
+	strip := stripWidth(n, vl)
 	for j0 := 0; j0 < vl; j0 += strip {
 		j1 := min(j0+strip, vl)
 		h := n / 2
@@ -458,10 +466,7 @@ func colDIF(re, im []float64, n, vl, nz int, twRe, twIm []float64) {
 // bit-reversed rows to natural order; only output rows below nout are
 // needed (nout <= n/2 skips half of the last stage).
 func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
-	strip := vl
-	if n*vl > 1<<15 {
-		strip = fftStrip * max(1, (1<<15)/(n*fftStrip))
-	}
+	strip := stripWidth(n, vl)
 	for j0 := 0; j0 < vl; j0 += strip {
 		j1 := min(j0+strip, vl)
 		for h := 1; h < n; h *= 2 {

@@ -1,58 +1,99 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "avx_amd64.h"
+
+// BUTTERFLY_ARGS loads the arguments of butterflyDIF4 and butterflyDIT4:
+// the rows in DI, SI, R8, R9, w broadcast in Y14, Y15, the byte length in
+// CX and the bytes in whole pairs of vectors in DX (flags set by the last
+// instruction, ZF when there is no pair); AX = 0 is the byte offset.
+#define BUTTERFLY_ARGS \
+	MOVQ         ar+0(FP), DI; \
+	MOVQ         ai+8(FP), SI; \
+	MOVQ         br+16(FP), R8; \
+	MOVQ         bi+24(FP), R9; \
+	MOVQ         n+32(FP), CX; \
+	VBROADCASTSD wr+40(FP), Y14; \
+	VBROADCASTSD wi+48(FP), Y15; \
+	SHLQ         $3, CX; \
+	XORQ         AX, AX; \
+	MOVQ         CX, DX; \
+	ANDQ         $-64, DX
+
+// LOADA and LOADB load the vectors at byte offset off+AX of the rows
+// (ar, ai) and (br, bi) into (yr, yi); STOREA and STOREB store them.
+#define LOADA(off, yr, yi) \
+	VMOVUPD off(DI)(AX*1), yr; \
+	VMOVUPD off(SI)(AX*1), yi
+
+#define LOADB(off, yr, yi) \
+	VMOVUPD off(R8)(AX*1), yr; \
+	VMOVUPD off(R9)(AX*1), yi
+
+#define STOREA(off, yr, yi) \
+	VMOVUPD yr, off(DI)(AX*1); \
+	VMOVUPD yi, off(SI)(AX*1)
+
+#define STOREB(off, yr, yi) \
+	VMOVUPD yr, off(R8)(AX*1); \
+	VMOVUPD yi, off(R9)(AX*1)
+
+// RADIX4_ARGS loads the arguments of radix4DIF and radix4DIT: the rows
+// x0r, x0i, ..., x3i in AX, BX, CX, DX, SI, DI, R8, R9, the twiddles wA,
+// wB, wC broadcast in Y10 to Y15, the byte length in R10; R11 = 0 is the
+// byte offset.
+#define RADIX4_ARGS \
+	MOVQ         x0r+0(FP), AX; \
+	MOVQ         x0i+8(FP), BX; \
+	MOVQ         x1r+16(FP), CX; \
+	MOVQ         x1i+24(FP), DX; \
+	MOVQ         x2r+32(FP), SI; \
+	MOVQ         x2i+40(FP), DI; \
+	MOVQ         x3r+48(FP), R8; \
+	MOVQ         x3i+56(FP), R9; \
+	MOVQ         n+64(FP), R10; \
+	VBROADCASTSD wAr+72(FP), Y10; \
+	VBROADCASTSD wAi+80(FP), Y11; \
+	VBROADCASTSD wBr+88(FP), Y12; \
+	VBROADCASTSD wBi+96(FP), Y13; \
+	VBROADCASTSD wCr+104(FP), Y14; \
+	VBROADCASTSD wCi+112(FP), Y15; \
+	SHLQ         $3, R10; \
+	XORQ         R11, R11
+
+// RADIX4_LOAD loads the vectors at byte offset R11 of the rows x0, x1,
+// x2, x3 (loaded by RADIX4_ARGS) into (x0r, x0i), ..., (x3r, x3i).
+#define RADIX4_LOAD(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i) \
+	VMOVUPD (AX)(R11*1), x0r; \
+	VMOVUPD (BX)(R11*1), x0i; \
+	VMOVUPD (CX)(R11*1), x1r; \
+	VMOVUPD (DX)(R11*1), x1i; \
+	VMOVUPD (SI)(R11*1), x2r; \
+	VMOVUPD (DI)(R11*1), x2i; \
+	VMOVUPD (R8)(R11*1), x3r; \
+	VMOVUPD (R9)(R11*1), x3i
 
 // func butterflyDIF4(ar, ai, br, bi *float64, n int, wr, wi float64)
 //
 // For j < n (a multiple of 4): with x = (ar, ai)[j], y = (br, bi)[j],
 // (ar, ai)[j] = x + y and (br, bi)[j] = (x - y) w.
 TEXT ·butterflyDIF4(SB), NOSPLIT, $0-56
-	MOVQ         ar+0(FP), DI
-	MOVQ         ai+8(FP), SI
-	MOVQ         br+16(FP), R8
-	MOVQ         bi+24(FP), R9
-	MOVQ         n+32(FP), CX
-	VBROADCASTSD wr+40(FP), Y14
-	VBROADCASTSD wi+48(FP), Y15
-	SHLQ         $3, CX
-	XORQ         AX, AX
-	MOVQ         CX, DX
-	ANDQ         $-64, DX        // bytes in whole pairs of vectors
-	JZ           dif_tail
+	BUTTERFLY_ARGS
+	JZ dif_tail
 
 dif_loop8:
-	VMOVUPD     (DI)(AX*1), Y0
-	VMOVUPD     (SI)(AX*1), Y1
-	VMOVUPD     (R8)(AX*1), Y2
-	VMOVUPD     (R9)(AX*1), Y3
-	VMOVUPD     32(DI)(AX*1), Y10
-	VMOVUPD     32(SI)(AX*1), Y11
-	VMOVUPD     32(R8)(AX*1), Y12
-	VMOVUPD     32(R9)(AX*1), Y13
-	VADDPD      Y2, Y0, Y4
-	VADDPD      Y3, Y1, Y5
-	VSUBPD      Y2, Y0, Y6       // dr
-	VSUBPD      Y3, Y1, Y7       // di
-	VMOVUPD     Y4, (DI)(AX*1)
-	VMOVUPD     Y5, (SI)(AX*1)
-	VADDPD      Y12, Y10, Y4
-	VADDPD      Y13, Y11, Y5
-	VSUBPD      Y12, Y10, Y2     // dr'
-	VSUBPD      Y13, Y11, Y3     // di'
-	VMOVUPD     Y4, 32(DI)(AX*1)
-	VMOVUPD     Y5, 32(SI)(AX*1)
-	VMULPD      Y7, Y15, Y8      // di wi
-	VFMSUB231PD Y6, Y14, Y8      // dr wr - di wi
-	VMULPD      Y7, Y14, Y9      // di wr
-	VFMADD231PD Y6, Y15, Y9      // dr wi + di wr
-	VMULPD      Y3, Y15, Y10
-	VFMSUB231PD Y2, Y14, Y10
-	VMULPD      Y3, Y14, Y11
-	VFMADD231PD Y2, Y15, Y11
-	VMOVUPD     Y8, (R8)(AX*1)
-	VMOVUPD     Y9, (R9)(AX*1)
-	VMOVUPD     Y10, 32(R8)(AX*1)
-	VMOVUPD     Y11, 32(R9)(AX*1)
+	LOADA(0, Y0, Y1)
+	LOADB(0, Y2, Y3)
+	LOADA(32, Y10, Y11)
+	LOADB(32, Y12, Y13)
+	SUMDIFF(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)          // d = (Y6, Y7)
+	STOREA(0, Y4, Y5)
+	SUMDIFF(Y10, Y11, Y12, Y13, Y4, Y5, Y2, Y3)      // d' = (Y2, Y3)
+	STOREA(32, Y4, Y5)
+	CMUL(Y6, Y7, Y14, Y15, Y8, Y9)                    // d w
+	CMUL(Y2, Y3, Y14, Y15, Y10, Y11)                  // d' w
+	STOREB(0, Y8, Y9)
+	STOREB(32, Y10, Y11)
 	ADDQ        $64, AX
 	CMPQ        AX, DX
 	JB          dif_loop8
@@ -60,22 +101,12 @@ dif_loop8:
 dif_tail:
 	CMPQ        AX, CX
 	JAE         dif_done
-	VMOVUPD     (DI)(AX*1), Y0
-	VMOVUPD     (SI)(AX*1), Y1
-	VMOVUPD     (R8)(AX*1), Y2
-	VMOVUPD     (R9)(AX*1), Y3
-	VADDPD      Y2, Y0, Y4
-	VADDPD      Y3, Y1, Y5
-	VSUBPD      Y2, Y0, Y6
-	VSUBPD      Y3, Y1, Y7
-	VMOVUPD     Y4, (DI)(AX*1)
-	VMOVUPD     Y5, (SI)(AX*1)
-	VMULPD      Y7, Y15, Y8
-	VFMSUB231PD Y6, Y14, Y8
-	VMULPD      Y7, Y14, Y9
-	VFMADD231PD Y6, Y15, Y9
-	VMOVUPD     Y8, (R8)(AX*1)
-	VMOVUPD     Y9, (R9)(AX*1)
+	LOADA(0, Y0, Y1)
+	LOADB(0, Y2, Y3)
+	SUMDIFF(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
+	STOREA(0, Y4, Y5)
+	CMUL(Y6, Y7, Y14, Y15, Y8, Y9)
+	STOREB(0, Y8, Y9)
 
 dif_done:
 	VZEROUPPER
@@ -86,52 +117,22 @@ dif_done:
 // For j < n (a multiple of 4): with x = (ar, ai)[j], t = conj(w) (br, bi)[j],
 // (ar, ai)[j] = x + t and (br, bi)[j] = x - t.
 TEXT ·butterflyDIT4(SB), NOSPLIT, $0-56
-	MOVQ         ar+0(FP), DI
-	MOVQ         ai+8(FP), SI
-	MOVQ         br+16(FP), R8
-	MOVQ         bi+24(FP), R9
-	MOVQ         n+32(FP), CX
-	VBROADCASTSD wr+40(FP), Y14
-	VBROADCASTSD wi+48(FP), Y15
-	SHLQ         $3, CX
-	XORQ         AX, AX
-	MOVQ         CX, DX
-	ANDQ         $-64, DX
-	JZ           dit_tail
+	BUTTERFLY_ARGS
+	JZ dit_tail
 
 dit_loop8:
-	VMOVUPD     (R8)(AX*1), Y2
-	VMOVUPD     (R9)(AX*1), Y3
-	VMOVUPD     32(R8)(AX*1), Y12
-	VMOVUPD     32(R9)(AX*1), Y13
-	VMULPD      Y3, Y15, Y8      // yi wi
-	VFMADD231PD Y2, Y14, Y8      // tr = yr wr + yi wi
-	VMULPD      Y2, Y15, Y9      // yr wi
-	VFMSUB231PD Y3, Y14, Y9      // ti = yi wr - yr wi
-	VMULPD      Y13, Y15, Y10
-	VFMADD231PD Y12, Y14, Y10
-	VMULPD      Y12, Y15, Y11
-	VFMSUB231PD Y13, Y14, Y11
-	VMOVUPD     (DI)(AX*1), Y0
-	VMOVUPD     (SI)(AX*1), Y1
-	VADDPD      Y8, Y0, Y4
-	VADDPD      Y9, Y1, Y5
-	VSUBPD      Y8, Y0, Y6
-	VSUBPD      Y9, Y1, Y7
-	VMOVUPD     Y4, (DI)(AX*1)
-	VMOVUPD     Y5, (SI)(AX*1)
-	VMOVUPD     Y6, (R8)(AX*1)
-	VMOVUPD     Y7, (R9)(AX*1)
-	VMOVUPD     32(DI)(AX*1), Y0
-	VMOVUPD     32(SI)(AX*1), Y1
-	VADDPD      Y10, Y0, Y4
-	VADDPD      Y11, Y1, Y5
-	VSUBPD      Y10, Y0, Y6
-	VSUBPD      Y11, Y1, Y7
-	VMOVUPD     Y4, 32(DI)(AX*1)
-	VMOVUPD     Y5, 32(SI)(AX*1)
-	VMOVUPD     Y6, 32(R8)(AX*1)
-	VMOVUPD     Y7, 32(R9)(AX*1)
+	LOADB(0, Y2, Y3)
+	LOADB(32, Y12, Y13)
+	CMULCONJ(Y2, Y3, Y14, Y15, Y8, Y9)                // t = conj(w) y
+	CMULCONJ(Y12, Y13, Y14, Y15, Y10, Y11)            // t' = conj(w) y'
+	LOADA(0, Y0, Y1)
+	SUMDIFF(Y0, Y1, Y8, Y9, Y4, Y5, Y6, Y7)
+	STOREA(0, Y4, Y5)
+	STOREB(0, Y6, Y7)
+	LOADA(32, Y0, Y1)
+	SUMDIFF(Y0, Y1, Y10, Y11, Y4, Y5, Y6, Y7)
+	STOREA(32, Y4, Y5)
+	STOREB(32, Y6, Y7)
 	ADDQ        $64, AX
 	CMPQ        AX, DX
 	JB          dit_loop8
@@ -139,22 +140,12 @@ dit_loop8:
 dit_tail:
 	CMPQ        AX, CX
 	JAE         dit_done
-	VMOVUPD     (R8)(AX*1), Y2
-	VMOVUPD     (R9)(AX*1), Y3
-	VMULPD      Y3, Y15, Y8
-	VFMADD231PD Y2, Y14, Y8
-	VMULPD      Y2, Y15, Y9
-	VFMSUB231PD Y3, Y14, Y9
-	VMOVUPD     (DI)(AX*1), Y0
-	VMOVUPD     (SI)(AX*1), Y1
-	VADDPD      Y8, Y0, Y4
-	VADDPD      Y9, Y1, Y5
-	VSUBPD      Y8, Y0, Y6
-	VSUBPD      Y9, Y1, Y7
-	VMOVUPD     Y4, (DI)(AX*1)
-	VMOVUPD     Y5, (SI)(AX*1)
-	VMOVUPD     Y6, (R8)(AX*1)
-	VMOVUPD     Y7, (R9)(AX*1)
+	LOADB(0, Y2, Y3)
+	CMULCONJ(Y2, Y3, Y14, Y15, Y8, Y9)
+	LOADA(0, Y0, Y1)
+	SUMDIFF(Y0, Y1, Y8, Y9, Y4, Y5, Y6, Y7)
+	STOREA(0, Y4, Y5)
+	STOREB(0, Y6, Y7)
 
 dit_done:
 	VZEROUPPER
@@ -214,6 +205,21 @@ fir_done:
 	VZEROUPPER
 	RET
 
+// DIF_STORE is the decimation-in-frequency butterfly of the second stage
+// of radix4DIF: it stores x + y (through Y4, Y5) in the rows (ar, ai) and
+// (x - y) w in the rows (br, bi) at byte offset R11, overwriting x with
+// x - y and y with (x - y) w.
+#define DIF_STORE(xr, xi, yr, yi, wr, wi, ar, ai, br, bi) \
+	VADDPD  yr, xr, Y4; \
+	VADDPD  yi, xi, Y5; \
+	VMOVUPD Y4, (ar)(R11*1); \
+	VMOVUPD Y5, (ai)(R11*1); \
+	VSUBPD  yr, xr, xr; \
+	VSUBPD  yi, xi, xi; \
+	CMUL(xr, xi, wr, wi, yr, yi); \
+	VMOVUPD yr, (br)(R11*1); \
+	VMOVUPD yi, (bi)(R11*1)
+
 // func radix4DIF(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i *float64, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
 //
 // Two decimation-in-frequency stages fused: rows x0 = row i, x1 = row
@@ -222,79 +228,22 @@ fir_done:
 // (x1, x3) with wB, then on (x0, x1) and (x2, x3) with wC, in registers:
 // the results are bit for bit those of the two stages.
 TEXT ·radix4DIF(SB), NOSPLIT, $0-120
-	MOVQ         x0r+0(FP), AX
-	MOVQ         x0i+8(FP), BX
-	MOVQ         x1r+16(FP), CX
-	MOVQ         x1i+24(FP), DX
-	MOVQ         x2r+32(FP), SI
-	MOVQ         x2i+40(FP), DI
-	MOVQ         x3r+48(FP), R8
-	MOVQ         x3i+56(FP), R9
-	MOVQ         n+64(FP), R10
-	VBROADCASTSD wAr+72(FP), Y10
-	VBROADCASTSD wAi+80(FP), Y11
-	VBROADCASTSD wBr+88(FP), Y12
-	VBROADCASTSD wBi+96(FP), Y13
-	VBROADCASTSD wCr+104(FP), Y14
-	VBROADCASTSD wCi+112(FP), Y15
-	SHLQ         $3, R10
-	XORQ         R11, R11
+	RADIX4_ARGS
 
 r4dif_loop:
 	CMPQ        R11, R10
 	JAE         r4dif_done
-	VMOVUPD     (AX)(R11*1), Y0
-	VMOVUPD     (BX)(R11*1), Y1
-	VMOVUPD     (CX)(R11*1), Y4
-	VMOVUPD     (DX)(R11*1), Y5
-	VMOVUPD     (SI)(R11*1), Y2
-	VMOVUPD     (DI)(R11*1), Y3
-	VMOVUPD     (R8)(R11*1), Y6
-	VMOVUPD     (R9)(R11*1), Y7
+	RADIX4_LOAD(Y0, Y1, Y4, Y5, Y2, Y3, Y6, Y7)
 	// (x0, x2) with wA: u0 = x0 + x2, u2 = (x0 - x2) wA
-	VADDPD      Y2, Y0, Y8
-	VADDPD      Y3, Y1, Y9
-	VSUBPD      Y2, Y0, Y0
-	VSUBPD      Y3, Y1, Y1
-	VMULPD      Y1, Y11, Y2
-	VFMSUB231PD Y0, Y10, Y2
-	VMULPD      Y1, Y10, Y3
-	VFMADD231PD Y0, Y11, Y3
+	SUMDIFF(Y0, Y1, Y2, Y3, Y8, Y9, Y0, Y1)
+	CMUL(Y0, Y1, Y10, Y11, Y2, Y3)
 	// (x1, x3) with wB: u1 = x1 + x3 (Y0, Y1), u3 = (x1 - x3) wB (Y6, Y7)
-	VADDPD      Y6, Y4, Y0
-	VADDPD      Y7, Y5, Y1
-	VSUBPD      Y6, Y4, Y4
-	VSUBPD      Y7, Y5, Y5
-	VMULPD      Y5, Y13, Y6
-	VFMSUB231PD Y4, Y12, Y6
-	VMULPD      Y5, Y12, Y7
-	VFMADD231PD Y4, Y13, Y7
+	SUMDIFF(Y4, Y5, Y6, Y7, Y0, Y1, Y4, Y5)
+	CMUL(Y4, Y5, Y12, Y13, Y6, Y7)
 	// (u0, u1) with wC
-	VADDPD      Y0, Y8, Y4
-	VADDPD      Y1, Y9, Y5
-	VMOVUPD     Y4, (AX)(R11*1)
-	VMOVUPD     Y5, (BX)(R11*1)
-	VSUBPD      Y0, Y8, Y8
-	VSUBPD      Y1, Y9, Y9
-	VMULPD      Y9, Y15, Y0
-	VFMSUB231PD Y8, Y14, Y0
-	VMULPD      Y9, Y14, Y1
-	VFMADD231PD Y8, Y15, Y1
-	VMOVUPD     Y0, (CX)(R11*1)
-	VMOVUPD     Y1, (DX)(R11*1)
+	DIF_STORE(Y8, Y9, Y0, Y1, Y14, Y15, AX, BX, CX, DX)
 	// (u2, u3) with wC
-	VADDPD      Y6, Y2, Y4
-	VADDPD      Y7, Y3, Y5
-	VMOVUPD     Y4, (SI)(R11*1)
-	VMOVUPD     Y5, (DI)(R11*1)
-	VSUBPD      Y6, Y2, Y2
-	VSUBPD      Y7, Y3, Y3
-	VMULPD      Y3, Y15, Y6
-	VFMSUB231PD Y2, Y14, Y6
-	VMULPD      Y3, Y14, Y7
-	VFMADD231PD Y2, Y15, Y7
-	VMOVUPD     Y6, (R8)(R11*1)
-	VMOVUPD     Y7, (R9)(R11*1)
+	DIF_STORE(Y2, Y3, Y6, Y7, Y14, Y15, SI, DI, R8, R9)
 	ADDQ        $32, R11
 	JMP         r4dif_loop
 
@@ -302,81 +251,37 @@ r4dif_done:
 	VZEROUPPER
 	RET
 
+// DIT_INPLACE is the decimation-in-time butterfly in registers: with
+// t = conj(wr, wi) (yr, yi) in Y8, Y9, (yr, yi) = x - t and
+// (xr, xi) = x + t.
+#define DIT_INPLACE(xr, xi, yr, yi, wr, wi) \
+	CMULCONJ(yr, yi, wr, wi, Y8, Y9); \
+	DIFFSUM(xr, xi, Y8, Y9, xr, xi, yr, yi)
+
 // func radix4DIT(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i *float64, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
 //
 // Two decimation-in-time stages fused: rows x0 = row i, x1 = row i+h,
 // x2 = row i+2h, x3 = row i+3h; butterflyDIT4 on (x0, x1) and (x2, x3)
 // with wA, then on (x0, x2) with wB and (x1, x3) with wC, in registers.
 TEXT ·radix4DIT(SB), NOSPLIT, $0-120
-	MOVQ         x0r+0(FP), AX
-	MOVQ         x0i+8(FP), BX
-	MOVQ         x1r+16(FP), CX
-	MOVQ         x1i+24(FP), DX
-	MOVQ         x2r+32(FP), SI
-	MOVQ         x2i+40(FP), DI
-	MOVQ         x3r+48(FP), R8
-	MOVQ         x3i+56(FP), R9
-	MOVQ         n+64(FP), R10
-	VBROADCASTSD wAr+72(FP), Y10
-	VBROADCASTSD wAi+80(FP), Y11
-	VBROADCASTSD wBr+88(FP), Y12
-	VBROADCASTSD wBi+96(FP), Y13
-	VBROADCASTSD wCr+104(FP), Y14
-	VBROADCASTSD wCi+112(FP), Y15
-	SHLQ         $3, R10
-	XORQ         R11, R11
+	RADIX4_ARGS
 
 r4dit_loop:
 	CMPQ        R11, R10
 	JAE         r4dit_done
-	VMOVUPD     (AX)(R11*1), Y0
-	VMOVUPD     (BX)(R11*1), Y1
-	VMOVUPD     (CX)(R11*1), Y2
-	VMOVUPD     (DX)(R11*1), Y3
-	VMOVUPD     (SI)(R11*1), Y4
-	VMOVUPD     (DI)(R11*1), Y5
-	VMOVUPD     (R8)(R11*1), Y6
-	VMOVUPD     (R9)(R11*1), Y7
+	RADIX4_LOAD(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	// t = conj(wA) x1; a1 = x0 - t (Y2, Y3), a0 = x0 + t (Y0, Y1)
-	VMULPD      Y3, Y11, Y8
-	VFMADD231PD Y2, Y10, Y8
-	VMULPD      Y2, Y11, Y9
-	VFMSUB231PD Y3, Y10, Y9
-	VSUBPD      Y8, Y0, Y2
-	VSUBPD      Y9, Y1, Y3
-	VADDPD      Y8, Y0, Y0
-	VADDPD      Y9, Y1, Y1
+	DIT_INPLACE(Y0, Y1, Y2, Y3, Y10, Y11)
 	// t = conj(wA) x3; a3 = x2 - t (Y6, Y7), a2 = x2 + t (Y4, Y5)
-	VMULPD      Y7, Y11, Y8
-	VFMADD231PD Y6, Y10, Y8
-	VMULPD      Y6, Y11, Y9
-	VFMSUB231PD Y7, Y10, Y9
-	VSUBPD      Y8, Y4, Y6
-	VSUBPD      Y9, Y5, Y7
-	VADDPD      Y8, Y4, Y4
-	VADDPD      Y9, Y5, Y5
+	DIT_INPLACE(Y4, Y5, Y6, Y7, Y10, Y11)
 	// t = conj(wB) a2; y2 = a0 - t, y0 = a0 + t
-	VMULPD      Y5, Y13, Y8
-	VFMADD231PD Y4, Y12, Y8
-	VMULPD      Y4, Y13, Y9
-	VFMSUB231PD Y5, Y12, Y9
-	VSUBPD      Y8, Y0, Y4
-	VSUBPD      Y9, Y1, Y5
-	VADDPD      Y8, Y0, Y0
-	VADDPD      Y9, Y1, Y1
+	DIT_INPLACE(Y0, Y1, Y4, Y5, Y12, Y13)
 	VMOVUPD     Y0, (AX)(R11*1)
 	VMOVUPD     Y1, (BX)(R11*1)
 	VMOVUPD     Y4, (SI)(R11*1)
 	VMOVUPD     Y5, (DI)(R11*1)
 	// t = conj(wC) a3; y3 = a1 - t, y1 = a1 + t
-	VMULPD      Y7, Y15, Y8
-	VFMADD231PD Y6, Y14, Y8
-	VMULPD      Y6, Y15, Y9
-	VFMSUB231PD Y7, Y14, Y9
-	VSUBPD      Y8, Y2, Y6
-	VSUBPD      Y9, Y3, Y7
-	VADDPD      Y8, Y2, Y2
-	VADDPD      Y9, Y3, Y3
+	DIT_INPLACE(Y2, Y3, Y6, Y7, Y14, Y15)
 	VMOVUPD     Y2, (CX)(R11*1)
 	VMOVUPD     Y3, (DX)(R11*1)
 	VMOVUPD     Y6, (R8)(R11*1)

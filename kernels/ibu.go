@@ -457,6 +457,25 @@ func (b *BAChannel) IBU(q, start []float64, cfg IBUConfig) ([]float64, int, erro
 	return w.IBUOnBA(nil, b, q, start, cfg)
 }
 
+// checkIBUOnBA checks the configuration, the report distribution q and
+// the start (nil for uniform) of IBU on a BA channel of m cells, and
+// returns the configuration's iteration limits.
+func checkIBUOnBA(cfg IBUConfig, q, start []float64, m int) (maxIter int, converge bool, err error) {
+	maxIter, converge, err = cfg.limits()
+	if err != nil {
+		return 0, false, fmt.Errorf("ibu: %w", err)
+	}
+	if err := checkDist("ibu: report distribution q", q, m); err != nil {
+		return 0, false, err
+	}
+	if start != nil {
+		if err := checkDist("ibu: start", start, m); err != nil {
+			return 0, false, err
+		}
+	}
+	return maxIter, converge, nil
+}
+
 // IBUOnBA is BAChannel.IBU writing the estimate into dst and reusing the
 // workspace's buffers (no allocations once warm).
 func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
@@ -469,25 +488,13 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 	if b.logDomain {
 		return w.IBU(dst, b.Channel(), q, start, cfg)
 	}
-	maxIter, converge, err := cfg.limits()
-	if err != nil {
-		return nil, 0, fmt.Errorf("ibu: %w", err)
-	}
 	m := b.Grid.Len()
-	if err := checkDist("ibu: report distribution q", q, m); err != nil {
+	maxIter, converge, err := checkIBUOnBA(cfg, q, start, m)
+	if err != nil {
 		return nil, 0, err
 	}
 	theta := grow(dst, m)
-	if start == nil {
-		for i := range theta {
-			theta[i] = 1 / float64(m)
-		}
-	} else {
-		if err := checkDist("ibu: start", start, m); err != nil {
-			return nil, 0, err
-		}
-		copy(theta, start)
-	}
+	setStart(theta, start)
 	st := b.kp.st
 	R, C, cq := st.rows, st.cols, st.padStride()
 	pl, off := st.paddedLen(), st.rows*cq

@@ -8,18 +8,10 @@ import (
 // ibuOnBALarge is IBUOnBA on a grid that uses kprod's FFT products: the
 // same iteration on plain vectors, or ibuOnBALog.
 func (w *IBUWorkspace) ibuOnBALarge(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	maxIter, converge, err := cfg.limits()
-	if err != nil {
-		return nil, 0, fmt.Errorf("ibu: %w", err)
-	}
 	m := b.Grid.Len()
-	if err := checkDist("ibu: report distribution q", q, m); err != nil {
+	maxIter, converge, err := checkIBUOnBA(cfg, q, start, m)
+	if err != nil {
 		return nil, 0, err
-	}
-	if start != nil {
-		if err := checkDist("ibu: start", start, m); err != nil {
-			return nil, 0, err
-		}
 	}
 	theta := grow(dst, m)
 	if w.sitesFor != b.kp {

@@ -385,58 +385,44 @@ type opMetrics interface {
 	bayesVulnerability(prior []float64) (float64, error)
 }
 
-// metricsOp validates the prior and finds the metrics of op.
-func metricsOp(name string, prior []float64, op ChannelOp) (opMetrics, error) {
+// metricOp is one metric of a channel operator: dense on op's *Channel
+// form when it has one, else, after checking the prior, the structured
+// operator's method.
+func metricOp(name string, prior []float64, op ChannelOp,
+	dense func([]float64, *Channel) (float64, error),
+	structured func(opMetrics, []float64) (float64, error)) (float64, error) {
+	if ch := denseOf(op); ch != nil {
+		return dense(prior, ch)
+	}
 	if op == nil {
-		return nil, fmt.Errorf("%s: channel is nil", name)
+		return 0, fmt.Errorf("%s: channel is nil", name)
 	}
 	in, _ := op.Grids()
 	if err := checkDist(name+": prior", prior, in.Len()); err != nil {
-		return nil, err
+		return 0, err
 	}
 	om, ok := op.(opMetrics)
 	if !ok {
-		return nil, fmt.Errorf("%s: not available for %T", name, op)
+		return 0, fmt.Errorf("%s: not available for %T", name, op)
 	}
-	return om, nil
+	return structured(om, prior)
 }
 
 // AvgDistortionOp is AvgDistortion for any channel operator: on a
 // *Channel the dense sum, on the structured operators a product with the
 // kernel d exp(-k d) (see their methods).
 func AvgDistortionOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch := denseOf(op); ch != nil {
-		return AvgDistortion(prior, ch)
-	}
-	om, err := metricsOp("avg distortion", prior, op)
-	if err != nil {
-		return 0, err
-	}
-	return om.avgDistortion(prior)
+	return metricOp("avg distortion", prior, op, AvgDistortion, opMetrics.avgDistortion)
 }
 
 // MutualInformationOp is MutualInformation for any channel operator.
 func MutualInformationOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch := denseOf(op); ch != nil {
-		return MutualInformation(prior, ch)
-	}
-	om, err := metricsOp("mutual information", prior, op)
-	if err != nil {
-		return 0, err
-	}
-	return om.mutualInformation(prior)
+	return metricOp("mutual information", prior, op, MutualInformation, opMetrics.mutualInformation)
 }
 
 // BayesVulnerabilityOp is BayesVulnerability for any channel operator.
 // (BayesError, a minimum over guesses of products with the distance
 // matrix, costs O(|Y| |X|^2) and is offered for dense channels only.)
 func BayesVulnerabilityOp(prior []float64, op ChannelOp) (float64, error) {
-	if ch := denseOf(op); ch != nil {
-		return BayesVulnerability(prior, ch)
-	}
-	om, err := metricsOp("bayes vulnerability", prior, op)
-	if err != nil {
-		return 0, err
-	}
-	return om.bayesVulnerability(prior)
+	return metricOp("bayes vulnerability", prior, op, BayesVulnerability, opMetrics.bayesVulnerability)
 }

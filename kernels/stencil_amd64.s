@@ -1,6 +1,28 @@
 //go:build amd64 && !purego
 
 #include "textflag.h"
+#include "avx_amd64.h"
+
+// FOLD_ARGS loads the arguments of stencilFold4x8 and stencilFold4x12:
+// out in DI with its row stride in bytes in R12, u in SI with the
+// distance between the four u rows in R13 (3 times it in R14), the d
+// counter nd in R9, C in R8, the table pointer for d = 0 in DX, ts in
+// bytes in R10 and the padding after each row of u, in bytes, in R15.
+#define FOLD_ARGS \
+	MOVQ out+0(FP), DI; \
+	MOVQ outStride+8(FP), R12; \
+	SHLQ $3, R12; \
+	MOVQ u+16(FP), SI; \
+	MOVQ ustride+24(FP), R13; \
+	SHLQ $3, R13; \
+	LEAQ (R13)(R13*2), R14; \
+	MOVQ nd+32(FP), R9; \
+	MOVQ C+40(FP), R8; \
+	MOVQ t+48(FP), DX; \
+	MOVQ ts+56(FP), R10; \
+	SHLQ $3, R10; \
+	MOVQ upad+64(FP), R15; \
+	SHLQ $3, R15
 
 // func stencilFold4x8(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int, upad int)
 //
@@ -9,29 +31,9 @@
 // v[rx_i-d, cy] + v[rx_i+d, cy], so every step is two table loads reused by
 // four rows, four broadcasts and eight independent FMAs.
 TEXT ·stencilFold4x8(SB), NOSPLIT, $0-72
-	MOVQ out+0(FP), DI
-	MOVQ outStride+8(FP), R12
-	SHLQ $3, R12            // row stride of out in bytes
-	MOVQ u+16(FP), SI
-	MOVQ ustride+24(FP), R13
-	SHLQ $3, R13            // distance between the four u rows in bytes
-	LEAQ (R13)(R13*2), R14  // 3*ustride in bytes
-	MOVQ nd+32(FP), R9      // d counter
-	MOVQ C+40(FP), R8
-	MOVQ t+48(FP), DX       // table pointer for d = 0
-	MOVQ ts+56(FP), R10
-	SHLQ $3, R10            // ts in bytes
-	MOVQ upad+64(FP), R15
-	SHLQ $3, R15            // padding after each row of u, in bytes
+	FOLD_ARGS
 
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO8
 
 dloop:
 	MOVQ DX, BX
@@ -137,29 +139,9 @@ fdone:
 // stencilFold4x8 for 12 columns: twelve accumulators leave the FMA units
 // more independent chains than their latency needs.
 TEXT ·stencilFold4x12(SB), NOSPLIT, $0-72
-	MOVQ out+0(FP), DI
-	MOVQ outStride+8(FP), R12
-	SHLQ $3, R12
-	MOVQ u+16(FP), SI
-	MOVQ ustride+24(FP), R13
-	SHLQ $3, R13
-	LEAQ (R13)(R13*2), R14
-	MOVQ nd+32(FP), R9
-	MOVQ C+40(FP), R8
-	MOVQ t+48(FP), DX
-	MOVQ ts+56(FP), R10
-	SHLQ $3, R10
-	MOVQ upad+64(FP), R15
-	SHLQ $3, R15
+	FOLD_ARGS
 
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO8
 	VXORPD Y8, Y8, Y8
 	VXORPD Y9, Y9, Y9
 	VXORPD Y10, Y10, Y10

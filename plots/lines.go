@@ -48,37 +48,48 @@ func Lines(title string, series []Series, opt LineOptions) (*Figure, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plots: lines %q: %w", title, err)
 	}
+	return singleFigure(lp, 3.9*vg.Inch), nil
+}
+
+// singleFigure is the figure of one plot, 5.5 in wide and h high, its
+// title in bold.
+func singleFigure(lp *linePlot, h vg.Length) *Figure {
 	lp.p.Title.TextStyle.Font = font.From(boldFont, figTitleSize-1)
 	render := func(c draw.Canvas) error {
 		return lp.draw(draw.Crop(c, 4, -8, 4, -6))
 	}
-	return newFigure(5.5*vg.Inch, 3.9*vg.Inch, render), nil
+	return newFigure(5.5*vg.Inch, h, render)
 }
 
 // LinePanels draws several line plots in a grid with columns columns
 // (0 = automatic) under a common title.
 func LinePanels(title string, panels []Panel, columns int) (*Figure, error) {
-	if len(panels) == 0 {
-		return nil, errors.New("plots: line panels: no panels")
-	}
-	if columns < 0 {
-		return nil, fmt.Errorf("plots: line panels: columns %d is negative", columns)
-	}
-	lps := make([]*linePlot, len(panels))
-	for i, pn := range panels {
+	return panelFigure("line panels", title, panels, columns, 4.4*vg.Inch, 3.3*vg.Inch, func(pn Panel) (*linePlot, string, error) {
 		lp, err := newLinePlot(pn.Title, pn.Series, pn.Opt)
-		if err != nil {
-			return nil, fmt.Errorf("plots: line panels %q: panel %d (%q): %w", title, i, pn.Title, err)
-		}
-		lps[i] = lp
-	}
-	return panelFigure("line panels", title, lps, columns, 4.4*vg.Inch, 3.3*vg.Inch, func(i int) string { return panels[i].Title }), nil
+		return lp, pn.Title, err
+	})
 }
 
-// panelFigure lays plots out in a grid of tileW x tileH tiles, columns
-// per row (0: automatic), under an optional figure title; what names the
-// plot kind and panel(i) the panel's title in drawing errors.
-func panelFigure(what, title string, lps []*linePlot, columns int, tileW, tileH vg.Length, panel func(i int) string) *Figure {
+// panelFigure builds one plot per panel (plot also returns the panel's
+// title, for errors) and lays them out in a grid of tileW x tileH tiles,
+// columns per row (0: automatic), under an optional figure title; what
+// names the figure kind in errors.
+func panelFigure[P any](what, title string, panels []P, columns int, tileW, tileH vg.Length, plot func(P) (*linePlot, string, error)) (*Figure, error) {
+	if len(panels) == 0 {
+		return nil, fmt.Errorf("plots: %s: no panels", what)
+	}
+	if columns < 0 {
+		return nil, fmt.Errorf("plots: %s: columns %d is negative", what, columns)
+	}
+	lps := make([]*linePlot, len(panels))
+	names := make([]string, len(panels))
+	for i, pn := range panels {
+		lp, name, err := plot(pn)
+		if err != nil {
+			return nil, fmt.Errorf("plots: %s %q: panel %d (%q): %w", what, title, i, name, err)
+		}
+		lps[i], names[i] = lp, name
+	}
 	ncol := columns
 	if ncol == 0 {
 		ncol = autoColumns(len(lps))
@@ -97,12 +108,12 @@ func panelFigure(what, title string, lps []*linePlot, columns int, tileW, tileH 
 		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.2 * vg.Inch, PadY: 0.15 * vg.Inch}
 		for i, lp := range lps {
 			if err := lp.draw(tiles.At(body, i%ncol, i/ncol)); err != nil {
-				return fmt.Errorf("plots: %s: panel %d (%q): %w", what, i, panel(i), err)
+				return fmt.Errorf("plots: %s: panel %d (%q): %w", what, i, names[i], err)
 			}
 		}
 		return nil
 	}
-	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render)
+	return newFigure(vg.Length(ncol)*tileW, titleH+vg.Length(nrow)*tileH, render), nil
 }
 
 // linePlot is a built gonum plot plus what legend placement needs.

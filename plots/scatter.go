@@ -6,7 +6,6 @@ import (
 	"image/color"
 	"math"
 
-	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
@@ -48,31 +47,16 @@ func ScatterWith(title, xlabel, ylabel string, sets []PointSet, opt ScatterOptio
 	if err != nil {
 		return nil, fmt.Errorf("plots: scatter %q: %w", title, err)
 	}
-	lp.p.Title.TextStyle.Font = font.From(boldFont, figTitleSize-1)
-	render := func(c draw.Canvas) error {
-		return lp.draw(draw.Crop(c, 4, -8, 4, -6))
-	}
-	return newFigure(5.5*vg.Inch, 4.2*vg.Inch, render), nil
+	return singleFigure(lp, 4.2*vg.Inch), nil
 }
 
 // ScatterPanels draws several scatter plots in a grid with columns columns
 // (0 = automatic) under a common title.
 func ScatterPanels(title string, panels []ScatterPanel, columns int) (*Figure, error) {
-	if len(panels) == 0 {
-		return nil, errors.New("plots: scatter panels: no panels")
-	}
-	if columns < 0 {
-		return nil, fmt.Errorf("plots: scatter panels: columns %d is negative", columns)
-	}
-	lps := make([]*linePlot, len(panels))
-	for i, pn := range panels {
+	return panelFigure("scatter panels", title, panels, columns, 4.6*vg.Inch, 3.8*vg.Inch, func(pn ScatterPanel) (*linePlot, string, error) {
 		lp, err := newScatterPlot(pn.Title, pn.XLabel, pn.YLabel, pn.Sets, pn.Opt)
-		if err != nil {
-			return nil, fmt.Errorf("plots: scatter panels %q: panel %d (%q): %w", title, i, pn.Title, err)
-		}
-		lps[i] = lp
-	}
-	return panelFigure("scatter panels", title, lps, columns, 4.6*vg.Inch, 3.8*vg.Inch, func(i int) string { return panels[i].Title }), nil
+		return lp, pn.Title, err
+	})
 }
 
 func newScatterPlot(title, xlabel, ylabel string, sets []PointSet, opt ScatterOptions) (*linePlot, error) {

@@ -153,6 +153,17 @@ func (def) EstimateBytes(j job) int64 {
 	return b
 }
 
+// honestAtA views op under the island prior (the honest population's)
+// and computes the location statistics of an honest user at A.
+func honestAtA(s *island.Setup, op kernels.ChannelOp) (*island.View, island.LocStats, error) {
+	v, err := island.NewView(s.Prior, op)
+	if err != nil {
+		return nil, island.LocStats{}, err
+	}
+	st, err := v.Stats(s.A, s.Block)
+	return v, st, err
+}
+
 func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
 	p, s := j.p, j.s
 	g := s.DS.Grid
@@ -163,11 +174,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if err != nil {
 			return nil, fmt.Errorf("LAP at eps %v: %w", 2*j.beta, err)
 		}
-		v, err := island.NewView(s.Prior, op)
-		if err != nil {
-			return nil, err
-		}
-		st, err := v.Stats(s.A, s.Block)
+		_, st, err := honestAtA(s, op)
 		if err != nil {
 			return nil, err
 		}
@@ -193,11 +200,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	// The adversary who tries to identify honest users knows the honest
 	// population's prior (it knows which reports are its own), so the
 	// identification numbers use the island prior, not the corrupted one.
-	v, err := island.NewView(s.Prior, ba)
-	if err != nil {
-		return nil, err
-	}
-	st, err := v.Stats(s.A, s.Block)
+	v, st, err := honestAtA(s, ba)
 	if err != nil {
 		return nil, err
 	}

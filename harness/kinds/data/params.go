@@ -41,13 +41,7 @@ func (p *params) Validate() error {
 		if err != nil {
 			return fmt.Errorf("params.island_city: %w", err)
 		}
-		if err := p.Island.ValidateOn("island", ds); err != nil {
-			return err
-		}
-		if err := p.A.Resolve("a", ds, "A"); err != nil {
-			return err
-		}
-		if err := p.B.Resolve("b", ds, "B"); err != nil {
+		if err := island.ResolveOn(ds, p.Island, &p.A, &p.B); err != nil {
 			return err
 		}
 	}

@@ -151,13 +151,20 @@ func (p *Places) Validate() error {
 	if err != nil {
 		return fmt.Errorf("params.city: %w", err)
 	}
-	if err := p.Island.ValidateOn("island", ds); err != nil {
+	return ResolveOn(ds, p.Island, &p.A, &p.B)
+}
+
+// ResolveOn checks the island (key "island") on ds and resolves the
+// locations A and B (keys "a" and "b") on it, filling in the dataset's
+// places A and B where the spec leaves them out.
+func ResolveOn(ds *datasets.Dataset, ip Params, a, b *param.Loc) error {
+	if err := ip.ValidateOn("island", ds); err != nil {
 		return err
 	}
-	if err := p.A.Resolve("a", ds, "A"); err != nil {
+	if err := a.Resolve("a", ds, "A"); err != nil {
 		return err
 	}
-	return p.B.Resolve("b", ds, "B")
+	return b.Resolve("b", ds, "B")
 }
 
 // Setup is a dataset with its island prior and the locations A and B.
