@@ -161,6 +161,10 @@ func (def) Plan(p *Params) ([]harness.Work[job], error) {
 	return []harness.Work[job]{{Key: "compare", Job: job{p}}}, nil
 }
 
+// EstimateBytes implements harness.MemoryEstimator: the job only lists
+// the comparison.
+func (def) EstimateBytes(job) int64 { return 1 << 20 }
+
 // Run lists what is compared: every claim and pair with its experiments.
 func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) {
 	t := harness.NewTable("compared", "what", "title", "paper_experiment", "paper_text", "fine_experiment", "fine_text")
