@@ -3,8 +3,8 @@ package resolution
 import (
 	"fmt"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 
 	"privic/harness"
