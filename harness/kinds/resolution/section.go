@@ -36,6 +36,10 @@ func section(p *Params, rows []Row, m *metres) string {
 		len(rows), counts[Same], counts[Stronger], counts[Weaker], counts[FineOnly], counts[NotRunFine]+counts[NotRun])
 
 	b.WriteString("### Where the verdict changes with resolution\n\n")
+	b.WriteString("Each experiment judges a claim by the same rule at both resolutions. Rules stated in cells ")
+	b.WriteString("(a report within 1 or 2 cells of A or B, a mode within 1 cell, an EMD in cells, a singular value above 1e-12) ")
+	b.WriteString("ask for much less ground, or a different number, on a finer grid; the evidence below gives the numbers behind each verdict, ")
+	b.WriteString("and the tables in metres further down put the distances on one scale.\n\n")
 	changed := 0
 	for _, r := range rows {
 		if r.Change != Stronger && r.Change != Weaker {
