@@ -248,13 +248,17 @@ func resolvePlaces(decl map[string]PlaceDecl, ds *Dataset) ([]Place, error) {
 
 // expandPath resolves a declared path: a leading ~ is the home
 // directory, $PRIVIC_DATA (or ${PRIVIC_DATA}) the value of that variable,
-// and a relative result is relative to dir.
+// and a relative result is relative to dir. A path that starts with
+// $PRIVIC_DATA/ while the variable is unset is looked up where the
+// datasets kind looks for raw check-ins (DataDirs: datasets/cache and the
+// shared data directory beside the module containing dir), so that specs
+// on the raw Gowalla points run without setting the variable.
 func expandPath(p, dir string) (string, error) {
 	for _, v := range []string{"${" + EnvData + "}", "$" + EnvData} {
 		if strings.Contains(p, v) {
 			val := os.Getenv(EnvData)
 			if val == "" {
-				return "", fmt.Errorf("%s uses $%s, which is not set", p, EnvData)
+				return searchDataDirs(p, v, dir)
 			}
 			p = strings.ReplaceAll(p, v, val)
 		}
@@ -270,6 +274,25 @@ func expandPath(p, dir string) (string, error) {
 		p = filepath.Join(dir, p)
 	}
 	return p, nil
+}
+
+// searchDataDirs resolves p = v/rest (v the spelling of $PRIVIC_DATA in
+// p) with the variable unset: the first DataDirs entry of the module
+// containing dir that holds rest, else an error saying where it looked.
+func searchDataDirs(p, v, dir string) (string, error) {
+	rest, ok := strings.CutPrefix(p, v+"/")
+	root, err := ModuleRoot(dir)
+	if !ok || err != nil {
+		return "", fmt.Errorf("%s uses $%s, which is not set", p, EnvData)
+	}
+	dirs := DataDirs(root, "")
+	for _, d := range dirs {
+		cand := filepath.Join(d, filepath.FromSlash(rest))
+		if st, err := os.Stat(cand); err == nil && st.Mode().IsRegular() {
+			return cand, nil
+		}
+	}
+	return "", fmt.Errorf("%s uses $%s, which is not set, and %s is in none of %s", p, EnvData, rest, strings.Join(dirs, ", "))
 }
 
 // scanFile streams a points file; with h it also hashes every byte of

@@ -247,6 +247,42 @@ func TestExpandPath(t *testing.T) {
 	}
 }
 
+// TestExpandPathSearch: with $PRIVIC_DATA unset, a path under it is
+// looked up in the module's datasets/cache, then in the shared data
+// directory beside the module; the error names both when neither has it.
+func TestExpandPathSearch(t *testing.T) {
+	top := t.TempDir()
+	mod := filepath.Join(top, "repo")
+	specs := filepath.Join(mod, "experiments", "x")
+	shared := filepath.Join(top, "shared", "datasets", "gowalla")
+	for _, d := range []string{specs, shared, filepath.Join(mod, "datasets", "cache")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, mod, "go.mod", "module privic\n")
+	write(t, shared, "p.csv", "1,2\n")
+	t.Setenv("PRIVIC_DATA", "")
+	c, err := datasets.NewCatalog(specs, map[string]*datasets.Decl{"x": pointsDecl("$PRIVIC_DATA/p.csv", 100)})
+	if err != nil {
+		t.Fatalf("shared copy: %v", err)
+	}
+	// The cache comes first: a different file there is the one read.
+	write(t, filepath.Join(mod, "datasets", "cache"), "p.csv", "3,4\n")
+	c2, err := datasets.NewCatalog(specs, map[string]*datasets.Decl{"x": pointsDecl("$PRIVIC_DATA/p.csv", 100)})
+	if err != nil {
+		t.Fatalf("cache copy: %v", err)
+	}
+	if c.Fingerprint() == c2.Fingerprint() {
+		t.Error("the cache's file is not the one read when both exist")
+	}
+	_, err = datasets.NewCatalog(specs, map[string]*datasets.Decl{"x": pointsDecl("$PRIVIC_DATA/q.csv", 100)})
+	if err == nil || !strings.Contains(err.Error(), "which is not set, and q.csv is in none of") ||
+		!strings.Contains(err.Error(), filepath.Join("datasets", "cache")) {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
 // TestCatalogRefusals: each bad declaration or bad data file gets one
 // line naming the dataset's key (and the file and line for bad data).
 func TestCatalogRefusals(t *testing.T) {

@@ -94,6 +94,14 @@ type Exclusive interface {
 	Exclusive() bool
 }
 
+// FinishesLast is implemented by kinds whose Finish reads the results of
+// other experiments in the same output directory (a comparison across
+// experiments): when FinishLast says so, the spec completes after every
+// other spec of the run has, so that it reads their final tables.
+type FinishesLast interface {
+	FinishLast() bool
+}
+
 // Versioned is implemented by kinds whose computation changes in a way
 // that invalidates stored results: the version is part of the spec hash,
 // so bumping it makes the next run recompute every job.

@@ -282,8 +282,13 @@ func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console,
 	finish := func(r *specRun) error {
 		return r.complete(gctx, opt, con, env, start, mergedFrom)
 	}
+	// Specs that finish last complete after g.Wait, in their order.
+	last := func(r *specRun) bool {
+		fl, ok := r.spec.Kind.(FinishesLast)
+		return ok && fl.FinishLast()
+	}
 	for _, r := range runs {
-		if len(r.todo) == 0 {
+		if len(r.todo) == 0 && !last(r) {
 			g.Go(func() error { return finish(r) })
 		}
 	}
@@ -294,14 +299,23 @@ submit:
 		}
 		r, i := t.run, t.job
 		g.Go(func() error {
-			last, err := r.runJob(gctx, i, lim, con)
-			if err != nil || !last {
+			done, err := r.runJob(gctx, i, lim, con)
+			if err != nil || !done || last(r) {
 				return err
 			}
 			return finish(r)
 		})
 	}
 	err := g.Wait()
+	if err == nil && ctx.Err() == nil {
+		for _, r := range runs {
+			if last(r) {
+				if err = r.complete(ctx, opt, con, env, start, mergedFrom); err != nil {
+					break
+				}
+			}
+		}
+	}
 	con.stopProgress()
 	if ctx.Err() != nil {
 		stored, want := 0, 0

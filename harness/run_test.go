@@ -462,6 +462,42 @@ func TestExclusiveJobsRunAlone(t *testing.T) {
 	}
 }
 
+// TestFinishLast: a spec of a kind that finishes last completes after
+// every other spec of the run, even when its own jobs end first and it
+// is listed first; the others keep completing as their jobs end.
+func TestFinishLast(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	var order []string
+	finished := func(name string) func(*harness.Output) {
+		return func(*harness.Output) {
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+		}
+	}
+	reg, err := harness.NewRegistry(
+		testkind.New(&testkind.Hooks{OnFinish: finished("slow")}),
+		testkind.New(&testkind.Hooks{KindName: "compare", Last: true, OnFinish: finished("compare")}),
+		testkind.New(&testkind.Hooks{KindName: "quick", OnFinish: finished("quick")}),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := mustLoad(t, reg, writeSpec(t, dir, "c.toml", "kind = \"compare\"\n[params]\nbeta = [1]\nreps = 1\n"))
+	a := mustLoad(t, reg, writeSpec(t, dir, "a.toml", "kind = \"testkind\"\n[params]\nbeta = {start = 1, stop = 6, step = 1}\nreps = 2\nsleep_ms = 30\n"))
+	q := mustLoad(t, reg, writeSpec(t, dir, "q.toml", "kind = \"quick\"\n[params]\nbeta = [1]\nreps = 1\n"))
+	if _, err := harness.Run(context.Background(), []*harness.Spec{c, a, q}, harness.RunOptions{Out: filepath.Join(dir, "out"), Jobs: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if len(order) != 3 || order[2] != "compare" {
+		t.Errorf("finish order %v, want compare last", order)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "out", "c", "manifest.json")); err != nil {
+		t.Errorf("the last spec wrote no manifest: %v", err)
+	}
+}
+
 // TestFailedRunLeavesNothing: a run whose only job fails before any
 // result is stored removes the directories it created; one that stored
 // jobs keeps them for the rerun.

@@ -43,6 +43,10 @@ type About struct {
 	Version string
 	// Exclusive makes every job of the kind run alone (Exclusive).
 	Exclusive bool
+	// FinishLast completes the kind's specs after every other spec of
+	// the run (FinishesLast): for kinds whose Finish reads other
+	// experiments' results.
+	FinishLast bool
 }
 
 // Outputs lists every file a kind with a section writes (Kind.Outputs).
@@ -98,6 +102,9 @@ func (t typed[P, J]) NewParams() Params { return t.d.NewParams() }
 
 // Exclusive implements Exclusive.
 func (t typed[P, J]) Exclusive() bool { return t.d.About().Exclusive }
+
+// FinishLast implements FinishesLast.
+func (t typed[P, J]) FinishLast() bool { return t.d.About().FinishLast }
 
 // Version implements Versioned.
 func (t typed[P, J]) Version() string { return t.d.About().Version }

@@ -239,8 +239,12 @@ func TestSampleRows(t *testing.T) {
 	}
 	lap, _ := NewLaplaceOp(g, g.Widen(4), 0.3)
 	lapD, _ := Laplace(g, g.Widen(4), 0.3)
+	// A nearly flat LAP: the far envelope proposes uniform cells (c = 1),
+	// which is cheaper than proposing offsets.
+	lapFlat, _ := NewLaplaceOp(g, g.Widen(4), 0.02)
+	lapFlatD, _ := Laplace(g, g.Widen(4), 0.02)
 	rr, _ := NewRROp(g, 1)
-	ops = append(ops, opCase{"lap widened", lap, lapD}, opCase{"rr", rr, rrChannel(g, 1)})
+	ops = append(ops, opCase{"lap widened", lap, lapD}, opCase{"lap flat", lapFlat, lapFlatD}, opCase{"rr", rr, rrChannel(g, 1)})
 	const k = 200000
 	for _, tc := range ops {
 		_, out := tc.op.Grids()

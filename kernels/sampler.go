@@ -209,7 +209,14 @@ func (s *factorSampler) proposeFar(rng *rand.Rand, pr, pc, rho int, useOff bool)
 		}
 		return y, true
 	}
-	y := s.cal.draw(rng)
+	// The envelope kfar c(y): a cell drawn in proportion to c, or
+	// uniformly when c = 1 (no alias table then).
+	var y int
+	if s.hasC {
+		y = s.cal.draw(rng)
+	} else {
+		y = rng.IntN(g.Len())
+	}
 	ry, cy := y/g.Cols, y%g.Cols
 	dr, dc := abs(ry-pr), abs(cy-pc)
 	if max(dr, dc) <= rho {

@@ -12,6 +12,7 @@
 //	timing/       "runtime": Table II
 //	mechanisms/   "mechanisms": more mechanisms on equal footing
 //	scale/        "scale": each kernel's time and memory against the number of cells
+//	resolution/   "resolution": the paper's claims on its grids beside fine grids
 //
 // What several kinds share lives in internal/: param (the parameter checks,
 // dataset names resolved in one place, the spec's datasets), island (the island prior and the
@@ -36,6 +37,7 @@ import (
 	"privic/harness/kinds/elastic"
 	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/mechanisms"
+	"privic/harness/kinds/resolution"
 	"privic/harness/kinds/scale"
 	"privic/harness/kinds/smoke"
 	"privic/harness/kinds/timing"
@@ -54,6 +56,7 @@ func All() []harness.Kind {
 		timing.Kind(),
 		mechanisms.Kind(),
 		scale.Kind(),
+		resolution.Kind(),
 		smoke.Kind(),
 	}
 }

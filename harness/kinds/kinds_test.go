@@ -144,6 +144,14 @@ func TestEndToEndSmallSpecs(t *testing.T) {
 		"smoke":      "[params]\nsamples = [100]\nreps = 2\n",
 		// In a test binary the probes run in-process (no memory column).
 		"scale": "[params]\nkernels = [\"BA10\", \"TightEps\"]\nsides = [8, 16, 24]\nrepeats = 1\nfit_min_cells = 1\n",
+		// It finishes last, so it reads the other experiments of the run
+		// (each compared with itself here).
+		"resolution": "[params]\ncell_m = {paris = 479.6}\n" +
+			"[[params.claim]]\nclaim = \"BA is 2 beta-geo-indistinguishable\"\ncity = \"Paris\"\n" +
+			"paper = [\"ba-vs-lap\", \"BA is 2\"]\nfine = [\"ba-vs-lap\", \"BA is 2\"]\n" +
+			"[[params.ba_vs_lap]]\ntitle = \"Paris\"\npaper = [\"ba-vs-lap\", \"paris\"]\nfine = [\"ba-vs-lap\", \"paris\"]\n" +
+			"[[params.privic]]\ntitle = \"Paris\"\npaper = [\"privic-convergence\", \"paris\"]\nfine = [\"privic-convergence\", \"paris\"]\n" +
+			"variant = \"ba-uniform/previous/weighted/iid\"\n",
 	}
 	var loaded []*harness.Spec
 	for name, text := range specs {
@@ -169,7 +177,8 @@ func TestEndToEndSmallSpecs(t *testing.T) {
 	}
 	for _, want := range []string{"](elastic/fig2a.png)", "](ba-vs-lap/fig3a.png)", "](adversarial/fig11a.png)", "](datasets/fig1.png)",
 		"](privic-convergence/fig8b.png)", "](mechanisms/frontier-paris.png)", "| `mechanisms` | frontier-paris (optimal-spanner1-coarse3, distortion 0.01) |",
-		"## Claims", "## Run facts"} {
+		"## Claims", "## Run facts", "## At finer resolution", "](resolution/ba-vs-lap-metres.png)", "](resolution/privic-metres.png)",
+		"| BA is 2 beta-geo-indistinguishable | Paris | **reproduced** (`ba-vs-lap`) | **reproduced** (`ba-vs-lap`) | same |"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("%s lacks %q", report.MarkdownFile, want)
 		}

@@ -35,6 +35,9 @@ type Hooks struct {
 	OnFinish func(out *harness.Output)
 	// Alone makes the kind harness.Exclusive.
 	Alone bool
+	// Last makes the kind finish after every other spec of a run
+	// (harness.FinishesLast).
+	Last bool
 }
 
 // def is the test kind's harness.Def.
@@ -94,7 +97,7 @@ func (k def) About() harness.About {
 		name = "testkind"
 	}
 	return harness.About{Name: name, Describe: "random draws per beta and repetition (harness tests)",
-		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone}
+		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone, FinishLast: k.Last}
 }
 
 // NewParams implements harness.Def.

@@ -1,0 +1,359 @@
+package resolution
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"privic/harness"
+)
+
+// section writes the kind's part of the report.
+func section(p *Params, rows []Row, m *metres) string {
+	var b strings.Builder
+	b.WriteString("## At finer resolution\n\n")
+	b.WriteString("The paper checks its claims on grids of about 480 m (Paris) and 500 m (San Francisco) cells. ")
+	b.WriteString("Here each claim is checked again on the raw check-ins of the same regions gridded much finer, ")
+	b.WriteString("with every beta and epsilon scaled by the ratio of the cell sides, so that the privacy per metre is the paper's. ")
+	b.WriteString("Distances (EMD, distortion, expected distance of a report) are in metres, so the two resolutions compare. ")
+	b.WriteString("Cell sides: " + cellList(p) + ".\n\n")
+
+	b.WriteString("### Verdicts at both resolutions\n\n")
+	tr := make([][]string, len(rows))
+	for i, r := range rows {
+		tr[i] = []string{r.Claim, r.City, cell(r.Paper), cell(r.Fine), r.Change}
+	}
+	b.WriteString(harness.MarkdownTable([]string{"claim", "data", "paper's grid", "fine grid", "change"}, tr))
+	b.WriteString("\n")
+	counts := map[string]int{}
+	for _, r := range rows {
+		counts[r.Change]++
+	}
+	fmt.Fprintf(&b, "%d claims compared: %d keep their verdict, %d are stronger and %d weaker at fine resolution, "+
+		"%d are checked at fine resolution only, %d were not run at fine resolution.\n\n",
+		len(rows), counts[Same], counts[Stronger], counts[Weaker], counts[FineOnly], counts[NotRunFine]+counts[NotRun])
+
+	b.WriteString("### Where the verdict changes with resolution\n\n")
+	b.WriteString("Each experiment judges a claim by the same rule at both resolutions. Rules stated in cells ")
+	b.WriteString("(a report within 1 or 2 cells of A or B, a mode within 1 cell, an EMD in cells, a singular value above 1e-12) ")
+	b.WriteString("ask for much less ground, or a different number, on a finer grid; the evidence below gives the numbers behind each verdict, ")
+	b.WriteString("and the tables in metres further down put the distances on one scale.\n\n")
+	changed := 0
+	for _, r := range rows {
+		if r.Change != Stronger && r.Change != Weaker {
+			continue
+		}
+		changed++
+		fmt.Fprintf(&b, "- **%s** (%s): **%s** on the paper's grid (%s), **%s** at fine resolution (%s): %s.\n"+
+			"  - Paper's grid: %s\n  - Fine grid: %s\n",
+			r.Claim, r.City, r.Paper.Verdict, r.Paper.Experiment, r.Fine.Verdict, r.Fine.Experiment, r.Change,
+			oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
+	}
+	if changed == 0 {
+		b.WriteString("No claim changes its verdict.\n")
+	}
+	b.WriteString("\n")
+
+	var only, missing, same []Row
+	for _, r := range rows {
+		switch r.Change {
+		case FineOnly:
+			only = append(only, r)
+		case NotRunFine, NotRun:
+			missing = append(missing, r)
+		case Same:
+			same = append(same, r)
+		}
+	}
+	if len(only) > 0 {
+		b.WriteString("### Checked at fine resolution only\n\n")
+		for _, r := range only {
+			why := "the paper checks it on another dataset only"
+			if r.Paper.Missing != "" {
+				why = r.Paper.Missing
+			}
+			fmt.Fprintf(&b, "- **%s** (%s): **%s** at fine resolution (%s; %s). %s\n",
+				r.Claim, r.City, r.Fine.Verdict, r.Fine.Experiment, why, oneLine(r.Fine.Evidence))
+		}
+		b.WriteString("\n")
+	}
+	if len(missing) > 0 {
+		b.WriteString("### Not run\n\n")
+		for _, r := range missing {
+			fmt.Fprintf(&b, "- %s (%s): %s\n", r.Claim, r.City, strings.Join(nonEmpty(r.Paper.Missing, r.Fine.Missing), "; "))
+		}
+		b.WriteString("\n")
+	}
+	if len(same) > 0 {
+		b.WriteString("### Evidence of the claims that keep their verdict\n\n")
+		for _, r := range same {
+			fmt.Fprintf(&b, "- **%s** (%s), **%s** at both resolutions.\n  - Paper's grid (%s): %s\n  - Fine grid (%s): %s\n",
+				r.Claim, r.City, r.Fine.Verdict, r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("### In metres\n\n")
+	b.WriteString("Every number below is also in `in_metres.csv` (one row per grid, series and x).\n\n")
+	m.writeBAvsLAP(&b)
+	m.writePRIVIC(&b)
+	m.writeSweep(&b)
+	m.writeElastic(&b)
+	m.writeMechanisms(&b)
+	return b.String()
+}
+
+// cellList lists the cell sides of the datasets.
+func cellList(p *Params) string {
+	names := make([]string, 0, len(p.CellM))
+	for n := range p.CellM {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = fmt.Sprintf("%s %s m", n, harness.FormatSig(p.CellM[n], 4))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// cell is a verdict cell of the table.
+func cell(f Found) string {
+	switch {
+	case f.NotCheckedHere:
+		return "not checked by the paper here"
+	case f.Missing != "":
+		return "not run"
+	}
+	return fmt.Sprintf("**%s** (`%s`)", f.Verdict, f.Experiment)
+}
+
+func nonEmpty(s ...string) []string {
+	var out []string
+	for _, v := range s {
+		if v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// num formats a value in metres or a share for a table.
+func num(v float64, ok bool) string {
+	if !ok {
+		return "-"
+	}
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64) // whole metres
+	}
+	return harness.FormatSig(v, 3)
+}
+
+// value returns c[series][x].
+func value(c curves, series string, x float64) (float64, bool) {
+	v, ok := c[series][x]
+	return v, ok
+}
+
+// matched pairs the paper grid's x values of series with the fine grid's.
+func matched(d pairData, paperSeries, fineSeries string) [][2]float64 {
+	fx := sortedKeys(d.Fine.Curves[fineSeries])
+	var out [][2]float64
+	for _, x := range sortedKeys(d.Paper.Curves[paperSeries]) {
+		if y, ok := Match(fx, x); ok {
+			out = append(out, [2]float64{x, y})
+		}
+	}
+	return out
+}
+
+// missingNote says why a pair has no table.
+func missingNote(b *strings.Builder, d pairData) bool {
+	if d.Paper.Missing == "" && d.Fine.Missing == "" {
+		return false
+	}
+	fmt.Fprintf(b, "%s: %s.\n\n", d.Title, strings.Join(nonEmpty(d.Paper.Missing, d.Fine.Missing), "; "))
+	return true
+}
+
+// better names the smaller of BA's and LAP's EMD.
+func better(ba, lap float64, ok bool) string {
+	switch {
+	case !ok:
+		return "-"
+	case ba < lap:
+		return "BA"
+	case lap < ba:
+		return "LAP"
+	}
+	return "tie"
+}
+
+func (m *metres) writeBAvsLAP(b *strings.Builder) {
+	if len(m.bavslap) == 0 {
+		return
+	}
+	b.WriteString("**BA vs LAP (Fig. 3)**: mean EMD of the IBU estimate to the prior, LAP at BA's tight epsilon, at the same beta per km.\n\n")
+	b.WriteString("![BA vs LAP at both resolutions](ba-vs-lap-metres.png)\n\n")
+	for _, d := range m.bavslap {
+		if missingNote(b, d) {
+			continue
+		}
+		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
+		var rows [][]string
+		for _, xy := range matched(d, "ba", "ba") {
+			pb, ok1 := value(d.Paper.Curves, "ba", xy[0])
+			pl, ok2 := value(d.Paper.Curves, "lap", xy[0])
+			fb, ok3 := value(d.Fine.Curves, "ba", xy[1])
+			fl, ok4 := value(d.Fine.Curves, "lap", xy[1])
+			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pb, ok1), num(pl, ok2), better(pb, pl, ok1 && ok2),
+				num(fb, ok3), num(fl, ok4), better(fb, fl, ok3 && ok4)})
+		}
+		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better",
+			"fine BA (m)", "fine LAP (m)", "fine: better"}, rows))
+		b.WriteString("\n")
+	}
+}
+
+func (m *metres) writePRIVIC(b *strings.Builder) {
+	if len(m.privic) == 0 {
+		return
+	}
+	b.WriteString("**PRIVIC per cycle (Fig. 8-9, Tables III-IV)**: mean EMD to the prior over the rounds after cycle 1 and after the last cycle.\n\n")
+	b.WriteString("![PRIVIC's EMD per cycle at both resolutions](privic-metres.png)\n\n")
+	var rows [][]string
+	for _, d := range m.privic {
+		if missingNote(b, d) {
+			continue
+		}
+		for _, ps := range sortedSeries(d.Paper.Curves) {
+			fs, ok := matchSeries(d.Fine.Curves, ps)
+			if !ok {
+				continue
+			}
+			x, _ := seriesBeta(ps)
+			row := []string{d.Title, harness.FormatSig(x, 3)}
+			for _, s := range []struct {
+				c      curves
+				series string
+			}{{d.Paper.Curves, ps}, {d.Fine.Curves, fs}} {
+				cyc := sortedKeys(s.c[s.series])
+				first, ok1 := value(s.c, s.series, 1)
+				last := cyc[len(cyc)-1]
+				lv := s.c[s.series][last]
+				ratio := "-"
+				if ok1 && first > 0 {
+					ratio = harness.FormatSig(lv/first, 3)
+				}
+				row = append(row, fmt.Sprint(last), num(first, ok1), num(lv, true), ratio)
+			}
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) > 0 {
+		b.WriteString(harness.MarkdownTable([]string{"variant and data", "beta per km", "paper: cycles", "paper: cycle 1 (m)",
+			"paper: last (m)", "paper: last/first", "fine: cycles", "fine: cycle 1 (m)", "fine: last (m)", "fine: last/first"}, rows))
+		b.WriteString("\n")
+	}
+}
+
+func (m *metres) writeSweep(b *strings.Builder) {
+	if len(m.sweep) == 0 {
+		return
+	}
+	b.WriteString("**Beta sweep (Fig. 10)**: mean EMD to the prior after the last cycle.\n\n")
+	for _, d := range m.sweep {
+		if missingNote(b, d) {
+			continue
+		}
+		var rows [][]string
+		for _, xy := range matched(d, "last-cycle", "last-cycle") {
+			pv, _ := value(d.Paper.Curves, "last-cycle", xy[0])
+			fv, _ := value(d.Fine.Curves, "last-cycle", xy[1])
+			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pv, true), num(fv, true), harness.FormatSig(fv/pv, 3)})
+		}
+		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
+		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper (m)", "fine (m)", "fine / paper"}, rows))
+		b.WriteString("\n")
+	}
+}
+
+func (m *metres) writeElastic(b *strings.Builder) {
+	if len(m.elastic) == 0 {
+		return
+	}
+	b.WriteString("**Elastic privacy at A (Fig. 2)**: expected distance of A's report and the chance that it lands on a deserted cell.\n\n")
+	for _, d := range m.elastic {
+		if d.Fine.Missing == "" {
+			fmt.Fprintf(b, "![%s: reports of A](../%s/reports-a-%s.png)\n![%s: reports of B](../%s/reports-b-%s.png)\n\n",
+				d.Title, d.Fine.Experiment, d.Fine.Dataset, d.Title, d.Fine.Experiment, d.Fine.Dataset)
+		}
+		if missingNote(b, d) {
+			continue
+		}
+		var rows [][]string
+		for _, xy := range matched(d, "ba expected_distance_m", "ba expected_distance_m") {
+			row := []string{harness.FormatSig(xy[0], 3)}
+			for _, s := range []struct {
+				c curves
+				x float64
+			}{{d.Paper.Curves, xy[0]}, {d.Fine.Curves, xy[1]}} {
+				for _, mech := range []string{"ba", "lap"} {
+					dist, ok1 := value(s.c, mech+" expected_distance_m", s.x)
+					des, ok2 := value(s.c, mech+" p_deserted", s.x)
+					row = append(row, num(dist, ok1), num(des, ok2))
+				}
+			}
+			rows = append(rows, row)
+		}
+		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
+		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper BA dist (m)", "paper BA P(deserted)", "paper LAP dist (m)",
+			"paper LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows))
+		b.WriteString("\n")
+	}
+}
+
+func (m *metres) writeMechanisms(b *strings.Builder) {
+	if len(m.mech) == 0 {
+		return
+	}
+	b.WriteString("**Mechanisms' frontier**: EMD and average distortion in metres at the same tight epsilon per km or the same distortion in metres.\n\n")
+	for _, d := range m.mech {
+		if missingNote(b, d) {
+			continue
+		}
+		var rows [][]string
+		for _, ps := range sortedSeries(d.Paper.Curves) {
+			name, ok := strings.CutSuffix(ps, " emd_m")
+			if !ok {
+				continue
+			}
+			for _, xy := range matched(d, ps, ps) {
+				pe, _ := value(d.Paper.Curves, ps, xy[0])
+				pd, okd := value(d.Paper.Curves, name+" avg_distortion_m", xy[0])
+				fe, _ := value(d.Fine.Curves, ps, xy[1])
+				fd, okf := value(d.Fine.Curves, name+" avg_distortion_m", xy[1])
+				cal, mech, _ := strings.Cut(name, " ")
+				level := harness.FormatSig(xy[0], 3)
+				if cal == "eps" {
+					level += " per km"
+				} else {
+					level += " m"
+				}
+				rows = append(rows, []string{cal, level, mech, num(pe, true), num(pd, okd), num(fe, true), num(fd, okf)})
+			}
+		}
+		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
+		if len(rows) == 0 {
+			b.WriteString("No level of the paper's grid has a match on the fine grid.\n\n")
+			continue
+		}
+		b.WriteString(harness.MarkdownTable([]string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
+			"fine EMD (m)", "fine distortion (m)"}, rows))
+		b.WriteString("\n")
+	}
+}
