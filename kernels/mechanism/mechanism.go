@@ -59,7 +59,7 @@ func (c Claim) Exact() bool { return c.Lo == c.Hi }
 
 // Names lists the names accepted by Lookup, sorted.
 func Names() []string {
-	names := []string{"ba", "lap", "rr", "planar-laplace", "planar-laplace-centre", "optimal", "optimal-spanner1", "optimal-spanner2"}
+	names := []string{"ba", "lap", "rr", "planar-laplace", "planar-laplace-centre", "optimal", "optimal-spanner1", "optimal-spanner2", "elastic-metric"}
 	sort.Strings(names)
 	return names
 }
@@ -83,6 +83,8 @@ func Lookup(name string) (Mechanism, error) {
 		return Optimal{Spanner: 1}, nil
 	case "optimal-spanner2":
 		return Optimal{Spanner: 2}, nil
+	case "elastic-metric":
+		return Elastic{}, nil
 	}
 	return nil, fmt.Errorf("unknown mechanism %q (known: %s)", name, strings.Join(Names(), ", "))
 }

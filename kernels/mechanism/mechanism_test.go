@@ -25,6 +25,7 @@ func allMechanisms(g kernels.Grid) []struct {
 		{PlanarLaplace{}, g},
 		{PlanarLaplace{Point: CellCentre}, g.Widen(1)},
 		{Optimal{Spanner: 1}, g},
+		{Elastic{}, g},
 	}
 }
 
