@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/maphash"
 	"math"
+	"sync"
 	"time"
 )
 
@@ -63,6 +64,8 @@ type colGen struct {
 	freeMaster func()
 	pricers    []*pricer
 	workers    []*cgWorker
+	// running counts the workers that still hold models.
+	running sync.WaitGroup
 	// The master's columns: vector, output, cost, hash, rounds since
 	// last used.
 	pool    [][]float64
@@ -198,6 +201,7 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 	for i := range cg.workers {
 		cw := &cgWorker{tasks: make(chan cgTask), done: make(chan []cgResult)}
 		cg.workers[i] = cw
+		cg.running.Add(1)
 		go cg.work(cw, solver, i, initial, extra, errs)
 	}
 	var firstErr error
@@ -222,6 +226,7 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 // work runs one worker: it makes its pricing models, then prices the
 // tasks it receives until its task channel closes, then frees them.
 func (cg *colGen) work(cw *cgWorker, solver string, i int, rows []pairRow, extra [][]pairRow, errs chan<- error) {
+	defer cg.running.Done()
 	back, err := newLPBackend(solver)
 	if err != nil {
 		errs <- err
@@ -297,6 +302,7 @@ func (cg *colGen) free() {
 		close(w.tasks)
 	}
 	cg.workers = nil
+	cg.running.Wait()
 	if cg.freeMaster != nil {
 		cg.freeMaster()
 		cg.freeMaster = nil
