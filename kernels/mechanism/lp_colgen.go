@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash/maphash"
@@ -36,10 +37,8 @@ import (
 //     (c[.,y] - u).v is a lower bound on the LP's optimum (the Lagrangian
 //     relaxation of the row sums; v <= 1 is implied by the row sums, so it
 //     changes nothing). Each pricing minimum is bounded from below through
-//     the pricing LP's duals (pricer.bound), so L holds whatever the
-//     solvers' tolerances. Those duals also bound the minimum at any other
-//     u without a solve, so an output is re-priced only when its stale
-//     bound has become too weak.
+//     the pricing LP's duals (see price), so L holds whatever the solvers'
+//     tolerances.
 //   - Stabilisation: the duals of a column-generation master oscillate and
 //     the lower bound lags far behind (without it, Paris stalled at a gap
 //     of 3e-5). Pricing at a point between the best-bound duals and the
@@ -85,6 +84,7 @@ type cgOptions struct {
 	gap      float64   // stop when (upper - lower) <= gap * upper
 	alpha    float64   // Wentges smoothing weight of the stability centre
 	workers  int       // pricing goroutines (each with its own models)
+	master   string    // the master's solver ("": the pricing's)
 	deadline time.Time // zero: none
 	log      func(format string, args ...any)
 }
@@ -102,30 +102,10 @@ type pricer struct {
 	y     int
 	model lpModel
 	// Rows k[i] v[a[i]] - v[b[i]] <= 0; has[a*nIn+b] marks the pairs in.
-	a, b []int32
-	k    []float64
-	has  []bool
-	// The certificate of the last solve: at duals uAt, the reduced costs
-	// red = (c[.,y] - uAt) - A^T min(mu, 0).
-	uAt, red []float64
-	iters    int
-}
-
-// bound is a lower bound on min (c[.,y] - u).v over v in P, from the last
-// solve's duals mu (at uAt): with m_i = min(mu_i, 0), every v of P has
-// (c - u).v >= (c - u - A^T m).v >= sum_x min(0, (c - u - A^T m)_x), as
-// m_i (k_i v[a_i] - v[b_i]) >= 0 and 0 <= v <= 1; and c - u - A^T m =
-// red - (u - uAt). The rows are a subset of K's, so this bounds the
-// minimum over the whole of P too. -Inf before the first solve.
-func (p *pricer) bound(u []float64) float64 {
-	if p.red == nil {
-		return math.Inf(-1)
-	}
-	s := 0.0
-	for x, r := range p.red {
-		s += math.Min(0, r-(u[x]-p.uAt[x]))
-	}
-	return s
+	a, b  []int32
+	k     []float64
+	has   []bool
+	iters int
 }
 
 // cgWorker owns the pricing models of outputs y with y % len(workers) ==
@@ -166,7 +146,7 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 	for i, d := range m {
 		cg.colKern[i] = math.Exp(-epsCol * d)
 	}
-	back, err := newLPBackend(solver)
+	back, err := newLPBackend(cmp.Or(opt.master, solver))
 	if err != nil {
 		return nil, err
 	}
@@ -407,8 +387,15 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 			red[p.b[i]] += d
 		}
 	}
-	p.red, p.uAt = red, append([]float64(nil), u...)
-	res := cgResult{y: p.y, bound: p.bound(u)}
+	// With m_i = min(mu_i, 0), every v of P has (c - u).v >=
+	// (c - u - A^T m).v >= sum_x min(0, (c - u - A^T m)_x), as
+	// m_i (k_i v[a_i] - v[b_i]) >= 0 and 0 <= v <= 1. The rows are a subset
+	// of K's, so this bounds the minimum over the whole of P too, whatever
+	// the solver's tolerances.
+	res := cgResult{y: p.y}
+	for _, r := range red {
+		res.bound += math.Min(0, r)
+	}
 	val := 0.0
 	for x, wx := range w {
 		val += wx * v[x]
@@ -617,7 +604,7 @@ func (cg *colGen) run() ([]float64, error) {
 			}
 		}
 		t1 := time.Now()
-		lower, fresh, priced, err := cg.priceAll(us, upper)
+		lower, fresh, err := cg.priceAll(us)
 		if err != nil {
 			return nil, fmt.Errorf("round %d: %w", cg.st.rounds, err)
 		}
@@ -631,8 +618,8 @@ func (cg *colGen) run() ([]float64, error) {
 			for _, p := range cg.pricers {
 				rows, iters = rows+len(p.a), iters+p.iters
 			}
-			cg.opt.log("round %d: columns %d upper %.12g lower %.12g best %.12g gap %.3g alpha %.2f priced %d new %d pricing rows %d iterations %d, time master %.1fs pricing %.1fs",
-				cg.st.rounds, len(cg.pool), upper, lower, cg.st.lower, (upper-cg.st.lower)/upper, alpha, priced, len(fresh), rows, iters, cg.st.masterSec, cg.st.pricingSec)
+			cg.opt.log("round %d: columns %d upper %.12g lower %.12g best %.12g gap %.3g alpha %.2f new %d pricing rows %d iterations %d, time master %.1fs pricing %.1fs",
+				cg.st.rounds, len(cg.pool), upper, lower, cg.st.lower, (upper-cg.st.lower)/upper, alpha, len(fresh), rows, iters, cg.st.masterSec, cg.st.pricingSec)
 		}
 		if upper-cg.st.lower <= cg.opt.gap*upper {
 			break
@@ -662,30 +649,18 @@ func (cg *colGen) run() ([]float64, error) {
 	return lambda, nil
 }
 
-// priceAll returns the certified lower bound L(u) and the improving
-// columns. An output is re-priced only if its stale bound is below
-// -tau, tau = gap*upper/(10 nOut), so that the outputs skipped cost the
-// bound at most a tenth of the gap asked for.
-func (cg *colGen) priceAll(u []float64, upper float64) (float64, [][]float64, int, error) {
-	tau := cg.opt.gap * math.Abs(upper) / (10 * float64(cg.nOut))
-	lower := 0.0
-	for _, ux := range u {
-		lower += ux
-	}
-	bounds := make([]float64, cg.nOut)
+// priceAll prices every output at the duals u and returns the certified
+// lower bound L(u) and the improving columns, in output order.
+func (cg *colGen) priceAll(u []float64) (float64, [][]float64, error) {
 	tasks := make([][]*pricer, len(cg.workers))
-	priced := 0
 	for y, p := range cg.pricers {
-		bounds[y] = p.bound(u)
-		if bounds[y] < -tau {
-			w := y % len(cg.workers)
-			tasks[w] = append(tasks[w], p)
-			priced++
-		}
+		w := y % len(cg.workers)
+		tasks[w] = append(tasks[w], p)
 	}
 	for w, cw := range cg.workers {
 		cw.tasks <- cgTask{ps: tasks[w], u: u}
 	}
+	bounds := make([]float64, cg.nOut)
 	vs := make([][]float64, cg.nOut)
 	var firstErr error
 	for _, cw := range cg.workers {
@@ -697,7 +672,11 @@ func (cg *colGen) priceAll(u []float64, upper float64) (float64, [][]float64, in
 		}
 	}
 	if firstErr != nil {
-		return 0, nil, 0, firstErr
+		return 0, nil, firstErr
+	}
+	lower := 0.0
+	for _, ux := range u {
+		lower += ux
 	}
 	var fresh [][]float64
 	for y := range vs {
@@ -706,7 +685,7 @@ func (cg *colGen) priceAll(u []float64, upper float64) (float64, [][]float64, in
 			fresh = append(fresh, vs[y])
 		}
 	}
-	return lower, fresh, priced, nil
+	return lower, fresh, nil
 }
 
 // channel assembles the master's solution lambda into the channel matrix

@@ -48,14 +48,16 @@ import (
 // clp, Debian package coinor-libclp-dev). See SolverAvailable.
 //
 // Measured on the 2-core development machine at eps = 1 with the Gowalla
-// priors, shared with other jobs (load average 12-17, so a process gets
-// well under one core; BenchmarkOptimalCity):
+// priors while other jobs shared it (load average 12-20, so a solve got
+// well under one core; BenchmarkOptimalCity, medians of 5 for Paris):
 //
-//	decompose, clp: Paris 11x15 all pairs (4.5M constraints) 29 s, 48 rounds;
-//	                Paris spanner 1 10 s; San Francisco 16x24 spanner 1 (1.1M) 154 s
-//	direct, clp:    Paris spanner 1 (193k rows) 431 s dual simplex, 349 s barrier
-//	direct, gonum:  3x3 (657 rows) 3.5 s; 3x4 (1596 rows) 520 s
-//	direct, glpk:   6x6 all pairs 10 s; 8x8 all pairs (258k rows) 267 s
+//	decompose, Paris 11x15, all pairs (4.5M constraints):  clp 20.5 s, glpk 23.8 s; 48 rounds
+//	decompose, Paris, spanner 1 (δ 1.08, 193k):             clp 8.1 s, glpk 8.7 s; 38-41 rounds
+//	decompose, San Francisco 16x24, spanner 1 (1.1M):       clp 138-154 s, glpk 196-288 s; 56-68 rounds
+//	decompose, San Francisco, all pairs (56.5M):            glpk 813 s, 68 rounds
+//	direct, Paris, spanner 1:                               clp dual simplex 431 s, clp barrier 349 s
+//	direct, gonum: 3x3 (657 rows) 3.5 s; 3x4 (1596 rows) 520 s
+//	direct, glpk:  6x6 all pairs 10 s; 8x8 all pairs (258k rows) 267 s
 //
 // Coarsened reaches large grids with the direct methods at block
 // resolution.
@@ -86,6 +88,9 @@ type Optimal struct {
 	// outputs, each with its own LP models (0 means 1). The result does
 	// not depend on it.
 	Workers int
+	// MasterSolver, if set, solves the decomposition's master LP while
+	// Solver solves the pricing LPs ("glpk" or "clp").
+	MasterSolver string
 }
 
 // DefaultGap is the decomposition's relative duality gap when Optimal.Gap

@@ -62,6 +62,9 @@ func (m Optimal) NewSolver(in, out kernels.Grid, prior []float64) (*OptimalSolve
 		if solver == SolverGonum {
 			return nil, fmt.Errorf("%s: method decompose needs solver glpk or clp (gonum's dense simplex cannot warm-start)", info.Name)
 		}
+		if ms := m.MasterSolver; ms != "" && ((ms != SolverGLPK && ms != SolverCLP) || !SolverAvailable(ms)) {
+			return nil, fmt.Errorf("%s: master solver %q: must be glpk or clp, compiled in", info.Name, ms)
+		}
 	case MethodDual, MethodPrimal, MethodInterior:
 		if meth != MethodDual && solver == SolverGonum {
 			return nil, fmt.Errorf("%s: gonum has no method %q (only its simplex: leave Method empty)", info.Name, meth)
@@ -160,7 +163,7 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	init := newGeoPairs(s.in, epsCol, s.edges).bumps()
 	st.Warm = s.pool != nil
 	init = append(init, s.pool...)
-	opt := cgOptions{gap: gap / 2, alpha: 0.7, workers: max(1, m.Workers), log: s.Log}
+	opt := cgOptions{gap: gap / 2, alpha: 0.7, workers: max(1, m.Workers), master: m.MasterSolver, log: s.Log}
 	if m.TimeLimit > 0 {
 		opt.deadline = time.Now().Add(m.TimeLimit)
 	}
