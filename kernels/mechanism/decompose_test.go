@@ -288,6 +288,32 @@ func TestDirectSolversAgreeAndCertify(t *testing.T) {
 	}
 }
 
+func TestDecomposeMixedSolvers(t *testing.T) {
+	// The master on one solver and the pricing on the other reach the
+	// same optimum as either alone.
+	if !SolverAvailable(SolverCLP) || !SolverAvailable(SolverGLPK) {
+		t.Skip("SKIPPED: needs both CLP and GLPK compiled in (go test -tags clp,glpk)")
+	}
+	g := mustGrid(t, 4, 6)
+	prior := gowallaLike(g)
+	_, ref, err := Optimal{Solver: SolverCLP, Method: MethodDecompose}.Solve(g, g, prior, 0.7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []Optimal{
+		{Solver: SolverGLPK, MasterSolver: SolverCLP, Method: MethodDecompose},
+		{Solver: SolverCLP, MasterSolver: SolverGLPK, Method: MethodDecompose},
+	} {
+		_, st, err := m.Solve(g, g, prior, 0.7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := math.Abs(st.Primal-ref.Primal) / ref.Primal; d > 2*DefaultGap || st.Dual > ref.Primal {
+			t.Errorf("master %s, pricing %s: %v (dual %v), clp alone %v", m.MasterSolver, m.Solver, st.Primal, st.Dual, ref.Primal)
+		}
+	}
+}
+
 func TestOptimalSolverRefusesBadSettings(t *testing.T) {
 	g := mustGrid(t, 2, 2)
 	p := uniformPrior(4)
@@ -298,6 +324,7 @@ func TestOptimalSolverRefusesBadSettings(t *testing.T) {
 		{Solver: SolverCLP, Gap: -1},               // bad gap (or CLP missing)
 		{Solver: SolverCLP, Workers: -2},           // bad workers (or CLP missing)
 		{Solver: "cplex", Method: MethodDecompose}, // unknown solver
+		{Solver: SolverCLP, MasterSolver: "gonum"}, // master must be sparse (or CLP missing)
 	} {
 		if _, err := m.NewSolver(g, g, p); err == nil {
 			t.Errorf("%+v: no error", m)
