@@ -82,6 +82,7 @@ type colGen struct {
 
 type cgOptions struct {
 	gap      float64   // stop when (upper - lower) <= gap * upper
+	accept   float64   // ... or at a stall, when it is <= accept * upper
 	alpha    float64   // Wentges smoothing weight of the stability centre
 	workers  int       // pricing goroutines (each with its own models)
 	master   string    // the master's solver ("": the pricing's)
@@ -396,11 +397,15 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 	for _, r := range red {
 		res.bound += math.Min(0, r)
 	}
-	val := 0.0
+	// The solver may leave entries a tolerance below 0; a column is made
+	// of the clamped values, and only a clearly negative value counts.
+	val, top := 0.0, 0.0
 	for x, wx := range w {
+		v[x] = math.Max(v[x], 0)
 		val += wx * v[x]
+		top = math.Max(top, v[x])
 	}
-	if val < -colTol*scale {
+	if val < -colTol*scale && top > 0 {
 		res.v = v
 	}
 	return res
@@ -437,7 +442,8 @@ func (cg *colGen) h(r []float64) (int, float64) {
 // of 1. r belongs to the cone exactly (up to rounding: by the triangle
 // inequality of m, r[x] >= e^{-epsCol m(x,x')} r[x'] for all x, x'), has no
 // zero entry unless e^{-epsCol m} underflows, and, as v is in K, exceeds v
-// by at most a factor e^{(eps - epsCol) m}.
+// by at most a factor e^{(eps - epsCol) m}. It returns nil for a v with
+// no positive entry.
 func (cg *colGen) column(v []float64) []float64 {
 	n := cg.nIn
 	r := make([]float64, n)
@@ -453,6 +459,9 @@ func (cg *colGen) column(v []float64) []float64 {
 		r[x] = best
 		top = math.Max(top, best)
 	}
+	if !(top > 0) || math.IsInf(top, 0) {
+		return nil
+	}
 	for x := range r {
 		r[x] /= top
 	}
@@ -467,6 +476,9 @@ func (cg *colGen) addColumns(vs [][]float64) (int, error) {
 	start := []int32{0}
 	for _, v := range vs {
 		r := cg.column(v)
+		if r == nil {
+			continue
+		}
 		key := maphash.Bytes(cg.seed, float64Bytes(r))
 		if cg.seen[key] {
 			continue
@@ -568,6 +580,14 @@ func (cg *colGen) run() ([]float64, error) {
 	nIn := cg.nIn
 	u := make([]float64, nIn)
 	cg.st.lower = math.Inf(-1)
+	if cg.center == nil {
+		// u = 0 is a dual with a known bound: the costs are >= 0, so every
+		// pricing minimum is 0 and L(0) = 0. Starting the smoothing from it
+		// keeps the first rounds' wild duals (the initial master is very
+		// degenerate, most of all at small eps) from being priced raw.
+		cg.center = make([]float64, nIn)
+		cg.st.lower = 0
+	}
 	var lambda []float64
 	misses := 0
 	for {
@@ -635,18 +655,28 @@ func (cg *colGen) run() ([]float64, error) {
 		case added > 0:
 			misses = 0
 		case alpha == 0:
+			// Pricing at the master's own duals finds nothing new: the
+			// solvers' tolerances leave no further progress.
+			if upper-cg.st.lower <= cg.opt.accept*upper {
+				return lambda, cg.finish()
+			}
 			return nil, fmt.Errorf("round %d: no new column at the master's duals but gap %.3g above %.3g (solver tolerances)",
-				cg.st.rounds, (upper-cg.st.lower)/upper, cg.opt.gap)
+				cg.st.rounds, (upper-cg.st.lower)/upper, cg.opt.accept)
 		default:
 			misses++
 		}
 	}
+	return lambda, cg.finish()
+}
+
+// finish collects the run's counts into cg.st.
+func (cg *colGen) finish() error {
 	cg.st.masterIters = cg.master.iterations()
 	for _, p := range cg.pricers {
 		cg.st.pricingIters += p.iters
 		cg.st.pricingRows += len(p.a)
 	}
-	return lambda, nil
+	return nil
 }
 
 // priceAll prices every output at the duals u and returns the certified

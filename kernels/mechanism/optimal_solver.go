@@ -163,7 +163,9 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	init := newGeoPairs(s.in, epsCol, s.edges).bumps()
 	st.Warm = s.pool != nil
 	init = append(init, s.pool...)
-	opt := cgOptions{gap: gap / 2, alpha: 0.7, workers: max(1, m.Workers), master: m.MasterSolver, log: s.Log}
+	// Aim at half the gap, so that the last rounds' tolerances and the
+	// repair have room; accept up to the gap when the solvers stall.
+	opt := cgOptions{gap: gap / 2, accept: 0.9 * gap, alpha: 0.7, workers: max(1, m.Workers), master: m.MasterSolver, log: s.Log}
 	if m.TimeLimit > 0 {
 		opt.deadline = time.Now().Add(m.TimeLimit)
 	}
