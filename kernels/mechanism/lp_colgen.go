@@ -8,6 +8,8 @@ import (
 	"math"
 	"sync"
 	"time"
+
+	"privic/kernels"
 )
 
 // The optimal mechanism's LP,
@@ -745,7 +747,7 @@ func (cg *colGen) pricingPairs() [][]pairRow {
 	for y, p := range cg.pricers {
 		for i := n0; i < len(p.a); i++ {
 			a, b := p.a[i], p.b[i]
-			out[y] = append(out[y], pairRow{a, b, kernelsDist(cg.k, a, b)})
+			out[y] = append(out[y], pairRow{a, b, kernels.Dist(cg.k.g, int(a), cg.k.g, int(b))})
 		}
 	}
 	return out

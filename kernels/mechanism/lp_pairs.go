@@ -154,11 +154,6 @@ func graphDist(n int, edges []edge) []float64 {
 	return out
 }
 
-// kernelsDist is the Euclidean distance between cells a and b of K's grid.
-func kernelsDist(k *geoPairs, a, b int32) float64 {
-	return kernels.Dist(k.g, int(a), k.g, int(b))
-}
-
 // edge is an unordered pair of input cells constrained by the LP.
 type edge struct {
 	a, b int
@@ -247,7 +242,7 @@ func (h *distHeap) Pop() any {
 	return it
 }
 
-// geoLP is the LP in the form both solvers take:
+// geoLP is the whole LP, as the direct methods take it:
 //
 //	minimise cost . v  s.t.  sum_y v[x*nOut+y] = 1 for every x,
 //	                         coef[k] v[lo[k]] - v[hi[k]] <= 0 for every k,
