@@ -54,8 +54,14 @@ import (
 // the violated pairs its solutions reveal (constraint generation).
 type colGen struct {
 	nIn, nOut int
-	costY     []float64 // c[y*nIn+x]: one output's costs contiguous
-	k         *geoPairs // K: the pricing cone, with the requested eps
+	// costY[y*nIn+x] = scale c[x,y]: one output's costs contiguous, scaled
+	// so that the cheapest constant channel costs nIn. The solvers'
+	// tolerances are absolute (about 1e-9 per reduced cost); summed over
+	// |Out| pricing bounds they would eat a 1e-6 relative gap on small
+	// objectives (San Francisco at eps = 4 stalled at 5e-6 unscaled).
+	costY []float64
+	scale float64
+	k     *geoPairs // K: the pricing cone, with the requested eps
 	// colKern[x*nIn+z] = e^{-epsCol m(x,z)}, m being K's metric and
 	// epsCol slightly below K's eps: master columns are mapped into this
 	// smaller cone (see column), so that the channel keeps some slack.
@@ -144,6 +150,17 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 			cg.costY[y*nIn+x] = cost[x*nOut+y]
 		}
 	}
+	ones := make([]float64, nIn)
+	for i := range ones {
+		ones[i] = 1
+	}
+	cg.scale = 1
+	if _, h1 := cg.h(ones); h1 > 0 {
+		cg.scale = float64(nIn) / h1
+		for i := range cg.costY {
+			cg.costY[i] *= cg.scale
+		}
+	}
 	m := k.metric()
 	cg.colKern = make([]float64, len(m))
 	for i, d := range m {
@@ -159,11 +176,7 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 		return nil, err
 	}
 	masterBack := back
-	one := make([]float64, nIn)
-	for i := range one {
-		one[i] = 1
-	}
-	if err := cg.master.addRows(one, one, make([]int32, nIn+1), nil, nil); err != nil {
+	if err := cg.master.addRows(ones, ones, make([]int32, nIn+1), nil, nil); err != nil {
 		cg.master.free()
 		masterBack.close()
 		return nil, err

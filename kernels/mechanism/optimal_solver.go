@@ -185,7 +185,7 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	}
 	st.Iterations = cg.st.masterIters + cg.st.pricingIters
 	st.PricingRows = cg.st.pricingRows
-	st.Dual = cg.st.lower
+	st.Dual = cg.st.lower / cg.scale
 	ch, te, err := finishChannel(s.in, s.out, cg.channel(lambda), eps)
 	if err != nil {
 		return nil, err
