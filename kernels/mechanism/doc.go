@@ -24,6 +24,13 @@
 //     elastic distinguishability metric of Chatzikokolakis, Palamidessi and
 //     Stronati (PETS 2015), built from the prior as mass.
 //
+// Builtin is the table of these mechanisms (name in specs, what the
+// parameter means, constructor from the experiment's Options), and a
+// Registry is a value built from such a table with NewRegistry: nothing
+// registers itself at init. Experiments take their list of mechanisms
+// from a Registry, so adding a mechanism is its file and its line in
+// Builtin.
+//
 // Coarsened runs any of them on blocks of the grid and lifts the channel
 // back, which keeps geo-indistinguishability and makes the LP's one-piece
 // methods usable on city grids, at block resolution.
@@ -33,6 +40,17 @@
 // Illinois variant of regula falsi, on a bracket built from the mechanism's
 // Claim), and Measure and Identification compute the metrics of a channel
 // under a prior.
+//
+// Operator is the structured path for large grids: BA, LAP, RR and
+// PlanarLaplace also build their channel as a kernels.ChannelOp (the
+// factorised BA channel, kernels.LaplaceOp, kernels.RROp, PlanarOp), and
+// CalibrateOptions.Operators, TargetValueOp, MeasureOp, MeasureOpOf and
+// IdentificationOp work on it without an |In| x |Out| matrix. PlanarOp
+// keeps one table of the snapped planar Laplace's entries, translation
+// invariant inside the output grid and along its border; what an operator
+// cannot give at its size (the planar channel's exact tight epsilon, a
+// brute force, on large grids) fails with ErrIntractable. Mechanisms
+// without an operator (Optimal) stay dense.
 //
 // Like package kernels, this package does no I/O, keeps no global state and
 // takes randomness only from an explicit *rand.Rand.
