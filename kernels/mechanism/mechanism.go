@@ -187,7 +187,11 @@ type LP interface {
 
 // LPSize describes the linear program a mechanism solves.
 type LPSize struct {
-	Solver      string
+	Solver string
+	// Method is the solve method (see Optimal.Method): with
+	// MethodDecompose the constraints are never built, so their count
+	// limits nothing.
+	Method      string
 	Grid        kernels.Grid // the grid the program is posed on
 	Constraints int          // rows, the stochastic ones included
 }
@@ -195,7 +199,7 @@ type LPSize struct {
 // LPSize implements LP.
 func (m Optimal) LPSize(in, out kernels.Grid) LPSize {
 	_, rows := m.Size(in, out)
-	return LPSize{Solver: m.Solver, Grid: in, Constraints: rows}
+	return LPSize{Solver: m.Solver, Method: m.method(), Grid: in, Constraints: rows}
 }
 
 // LPSize implements LP when the base mechanism does: the program is posed

@@ -212,7 +212,7 @@ func TestLPSize(t *testing.T) {
 	g := mustGrid(t, 5, 7)
 	opt := Optimal{Spanner: 1, Solver: SolverGonum}
 	_, rows := opt.Size(g, g)
-	if got := opt.LPSize(g, g); got != (LPSize{Solver: SolverGonum, Grid: g, Constraints: rows}) {
+	if got := opt.LPSize(g, g); got != (LPSize{Solver: SolverGonum, Method: MethodDual, Grid: g, Constraints: rows}) {
 		t.Errorf("Optimal.LPSize = %+v, want %d rows on %v", got, rows, g)
 	}
 	c := Coarsened{Base: opt, Factor: 3}
