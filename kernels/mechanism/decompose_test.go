@@ -1,9 +1,11 @@
 package mechanism
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"testing"
+	"time"
 
 	"privic/kernels"
 )
@@ -329,5 +331,52 @@ func TestOptimalSolverRefusesBadSettings(t *testing.T) {
 		if _, err := m.NewSolver(g, g, p); err == nil {
 			t.Errorf("%+v: no error", m)
 		}
+	}
+}
+
+func TestSolverForPriorStartsFromColumns(t *testing.T) {
+	// A solver moved to another prior keeps the columns (the cone does not
+	// depend on the prior) and reaches the cold optimum of the new prior
+	// within the gap; a time limit too short to certify anything is
+	// reported as ErrTimeLimit.
+	s := sparseSolvers(t)[0]
+	g := mustGrid(t, 5, 6)
+	a := gowallaLike(g)
+	b := make([]float64, len(a))
+	for i := range b {
+		b[i] = a[len(a)-1-i]
+	}
+	m := Optimal{Solver: s, Method: MethodDecompose}
+	first, err := m.NewSolver(g, g, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := first.Solve(1); err != nil {
+		t.Fatal(err)
+	}
+	moved, err := first.ForPrior(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, warm, err := moved.Solve(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cold, err := m.Solve(g, g, b, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !warm.Warm || cold.Warm {
+		t.Errorf("warm flags: moved %v, cold %v", warm.Warm, cold.Warm)
+	}
+	if d := math.Abs(warm.Primal-cold.Primal) / cold.Primal; d > 2*DefaultGap || warm.Gap > DefaultGap {
+		t.Errorf("moved solver %v (gap %v), cold %v", warm.Primal, warm.Gap, cold.Primal)
+	}
+	if _, _, err := (Optimal{Solver: s, Method: MethodDecompose, TimeLimit: time.Nanosecond}).Solve(g, g, b, 0.3); !errors.Is(err, ErrTimeLimit) {
+		t.Errorf("1 ns time limit: %v, want ErrTimeLimit", err)
+	}
+	moved.Deadline = time.Now()
+	if _, _, err := moved.Solve(0.3); !errors.Is(err, ErrTimeLimit) {
+		t.Errorf("deadline passed: %v, want ErrTimeLimit", err)
 	}
 }

@@ -104,7 +104,9 @@ type cgStats struct {
 	masterSec, pricingSec                          float64
 }
 
-var errDeadline = errors.New("time limit reached")
+// ErrTimeLimit is returned (wrapped) by a decomposition that reached
+// Optimal.TimeLimit before certifying its gap.
+var ErrTimeLimit = errors.New("LP time limit reached before the gap was certified")
 
 // pricer is the pricing LP of one output.
 type pricer struct {
@@ -359,7 +361,7 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 		if err == nil {
 			err = p.model.solve(dual, sec)
 		}
-		if err != nil && !errors.Is(err, errDeadline) && !rebuilt {
+		if err != nil && !errors.Is(err, ErrTimeLimit) && !rebuilt {
 			// A numerical failure after many warm starts: start this
 			// output's model afresh with the rows it has gathered.
 			rebuilt = true
@@ -584,7 +586,7 @@ func (cg *colGen) remaining() (float64, error) {
 	}
 	s := time.Until(cg.opt.deadline).Seconds()
 	if s <= 0 {
-		return 0, errDeadline
+		return 0, ErrTimeLimit
 	}
 	return s, nil
 }

@@ -3,6 +3,7 @@ package mechanism
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"privic/kernels"
@@ -33,6 +34,10 @@ type OptimalSolver struct {
 	Log func(format string, args ...any)
 	// Solves records the statistics of every successful Solve, in order.
 	Solves []LPStats
+	// Deadline, if set, stops every decomposition solve at that time with
+	// ErrTimeLimit (on top of the mechanism's TimeLimit per solve): a
+	// budget for a whole calibration.
+	Deadline time.Time
 }
 
 // NewSolver checks the settings, grids and prior and prepares a solver.
@@ -91,6 +96,21 @@ func (m Optimal) NewSolver(in, out kernels.Grid, prior []float64) (*OptimalSolve
 		}
 	}
 	return s, nil
+}
+
+// ForPrior returns a solver of the same mechanism and grids for another
+// prior, started from s's columns and pricing pairs: the feasible set, the
+// geo-indistinguishability cone, does not depend on the prior, only the
+// costs do, so s's columns are a valid start (their costs are recomputed);
+// its duals are not, so the stability centre starts afresh.
+func (s *OptimalSolver) ForPrior(prior []float64) (*OptimalSolver, error) {
+	t, err := s.m.NewSolver(s.in, s.out, prior)
+	if err != nil {
+		return nil, err
+	}
+	t.pool, t.extra = slices.Clone(s.pool), slices.Clone(s.extra)
+	t.Deadline = s.Deadline
+	return t, nil
 }
 
 // Solve solves the LP at eps and returns the channel with statistics.
@@ -168,6 +188,9 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	opt := cgOptions{gap: gap / 2, accept: 0.9 * gap, alpha: 0.7, workers: max(1, m.Workers), master: m.MasterSolver, log: s.Log}
 	if m.TimeLimit > 0 {
 		opt.deadline = time.Now().Add(m.TimeLimit)
+	}
+	if d := s.Deadline; !d.IsZero() && (opt.deadline.IsZero() || d.Before(opt.deadline)) {
+		opt.deadline = d
 	}
 	cg, err := newColGen(m.solver(), s.in.Len(), s.out.Len(), s.cost, k, epsCol, s.extra, init, opt)
 	if err != nil {

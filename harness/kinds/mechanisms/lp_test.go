@@ -122,6 +122,17 @@ func TestExactOptimalCalibratesWarm(t *testing.T) {
 	}
 }
 
+// TestExactOptimalTimeLimit: a job whose LP budget runs out is recorded
+// with status "time limit" and no frontier rows, not as a failure.
+func TestExactOptimalTimeLimit(t *testing.T) {
+	p := exactParams(t, sparseSolver(t))
+	p.LP.TimeLimit = 1e-9
+	fr, cb, _ := runJobLP(t, p, "optimal", "distortion", 1.2)
+	if st := col(t, cb, cb.Rows[0], "status"); !strings.HasPrefix(st, "time limit: ") || len(fr.Rows) != 0 {
+		t.Errorf("status %q, %d frontier rows", st, len(fr.Rows))
+	}
+}
+
 // TestExactOptimalWithoutSolver: without the solver compiled in, the job
 // is skipped and says how to build it.
 func TestExactOptimalWithoutSolver(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"time"
 
 	"privic/datasets"
 	"privic/harness"
@@ -151,6 +152,9 @@ type setup struct {
 	// blocks), nil otherwise: its calibration warm-starts every solve
 	// from the previous one, and every solve is logged in lp_solves.
 	opt *mechanism.Optimal
+	// lp is opt's solver on the city prior after calibration; the island
+	// prior's solve starts from its columns.
+	lp *mechanism.OptimalSolver
 }
 
 // newMechanism makes the mechanism of the registry entry e as the
@@ -253,6 +257,9 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		if solver, err = s.opt.NewSolver(s.in, s.out, ds.Prior()); err != nil {
 			return nil, err
 		}
+		if p.LP.TimeLimit > 0 {
+			solver.Deadline = time.Now().Add(time.Duration(p.LP.TimeLimit * float64(time.Second)))
+		}
 		m = solver.Mechanism()
 	}
 	res, err := calibrate(ctx, j, s, m)
@@ -267,9 +274,14 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		calRow(math.NaN(), math.NaN(), 0, "refused: "+err.Error())
 		return tables(), nil
 	}
+	if errors.Is(err, mechanism.ErrTimeLimit) {
+		calRow(math.NaN(), math.NaN(), 0, "time limit: "+err.Error())
+		return tables(), nil
+	}
 	if err != nil {
 		return nil, err
 	}
+	s.lp = solver
 	status := "ok"
 	if res.Jump {
 		// The quantity jumps over the level (LP vertices switch); the
@@ -277,14 +289,19 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		// metric columns show where it landed.
 		status = "jump"
 	}
-	calRow(res.Param, res.Value, res.Evals, status)
 	island, err := measure(ctx, j, s, res, rng, frontier)
-	if err != nil {
-		return nil, err
-	}
 	if island != nil {
 		logSolves("island", island.Solves)
 	}
+	if errors.Is(err, mechanism.ErrTimeLimit) {
+		frontier.Rows = nil
+		calRow(res.Param, res.Value, res.Evals, "time limit: identification on the island prior: "+err.Error())
+		return tables(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	calRow(res.Param, res.Value, res.Evals, status)
 	return tables(), nil
 }
 
@@ -380,8 +397,8 @@ func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, para
 	}
 	ich := ch.(*kernels.Channel)
 	switch {
-	case s.opt != nil:
-		if lp, err = s.opt.NewSolver(s.in, s.out, island); err == nil {
+	case s.lp != nil:
+		if lp, err = s.lp.ForPrior(island); err == nil {
 			ich, _, err = lp.Solve(param)
 		}
 	case s.m.Info().PriorDependent:

@@ -73,6 +73,11 @@ type lpParams struct {
 	// solved as linear programs (their calibrations over eps cost a solve
 	// per step).
 	CalibrationTol float64 `toml:"calibration_tol"`
+	// TimeLimit bounds the LP solves of one job of the optimal mechanism
+	// on a whole grid (its calibration and the island prior's solve), in
+	// seconds (0: none); a job that reaches it is recorded as such, not as
+	// a failure.
+	TimeLimit float64 `toml:"time_limit"`
 	// Calibrations, if set, are the only calibrations the optimal
 	// mechanism runs on whole grids (not on blocks); its others are
 	// skipped and say so. The distortion and mutual-information
@@ -243,6 +248,9 @@ func (p *params) validateLP() error {
 	}
 	if err := param.PerData(&p.Catalog, "lp.spanners", p.LP.Spanners, param.IntsIn(0, 10)); err != nil {
 		return err
+	}
+	if t := p.LP.TimeLimit; !(t >= 0 && t <= 1e6) {
+		return fmt.Errorf("params.lp.time_limit = %v: must be 0 (none) or seconds in (0, 1e6]", t)
 	}
 	if len(p.LP.Calibrations) > 0 {
 		if err := distinct("lp.calibrations", p.LP.Calibrations, mechanism.Targets()); err != nil {
