@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"time"
 
 	"privic/kernels"
 )
@@ -73,8 +72,6 @@ type Options struct {
 	LPSolver  string
 	LPMethod  string
 	LPSpanner int
-	// LPTimeLimit bounds each solve of the optimal mechanism (0: none).
-	LPTimeLimit time.Duration
 }
 
 // Entry is one mechanism of a Registry: its name in specs, what its
@@ -115,7 +112,7 @@ func Builtin() []Entry {
 			New: func(o Options) Mechanism { return PlanarLaplace{Point: o.PlanarPoint} }},
 		{Name: "optimal", Param: "eps, the geo-indistinguishability constraint of the linear program (1/cell)", Coarsen: true,
 			New: func(o Options) Mechanism {
-				return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver, Method: o.LPMethod, TimeLimit: o.LPTimeLimit}
+				return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver, Method: o.LPMethod}
 			}},
 		{Name: "elastic-metric", Param: "eps, the privacy level on the elastic metric built from the prior (the exponential mechanism is eps d_l-private)",
 			New: func(Options) Mechanism { return Elastic{} }},
