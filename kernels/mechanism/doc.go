@@ -50,7 +50,7 @@
 // invariant inside the output grid and along its border; what an operator
 // cannot give at its size (the planar channel's exact tight epsilon, a
 // brute force, on large grids) fails with ErrIntractable. Mechanisms
-// without an operator (Optimal) stay dense.
+// without an operator (Optimal, Elastic) stay dense.
 //
 // Like package kernels, this package does no I/O, keeps no global state and
 // takes randomness only from an explicit *rand.Rand.
