@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -378,5 +379,25 @@ func TestSolverForPriorStartsFromColumns(t *testing.T) {
 	moved.Deadline = time.Now()
 	if _, _, err := moved.Solve(0.3); !errors.Is(err, ErrTimeLimit) {
 		t.Errorf("deadline passed: %v, want ErrTimeLimit", err)
+	}
+}
+
+func TestSolverStopAtDeadlineIsTimeLimit(t *testing.T) {
+	// A solver that stops on the time it was given reports its own
+	// status; past the deadline that is ErrTimeLimit, before it a failure.
+	stop := errors.New("clp: stopped on iterations or time")
+	past := &colGen{opt: cgOptions{deadline: time.Now().Add(-time.Second)}}
+	if err := past.timedOut(stop); !errors.Is(err, ErrTimeLimit) || !strings.Contains(err.Error(), "clp: stopped") {
+		t.Errorf("past the deadline: %v", err)
+	}
+	future := &colGen{opt: cgOptions{deadline: time.Now().Add(time.Hour)}}
+	if err := future.timedOut(stop); err != stop {
+		t.Errorf("before the deadline: %v", err)
+	}
+	if err := (&colGen{}).timedOut(stop); err != stop {
+		t.Errorf("no deadline: %v", err)
+	}
+	if err := past.timedOut(nil); err != nil {
+		t.Errorf("no failure: %v", err)
 	}
 }

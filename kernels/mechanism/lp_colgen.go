@@ -359,7 +359,7 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 	for {
 		sec, err := cg.remaining()
 		if err == nil {
-			err = p.model.solve(dual, sec)
+			err = cg.timedOut(p.model.solve(dual, sec))
 		}
 		if err != nil && !errors.Is(err, ErrTimeLimit) && !rebuilt {
 			// A numerical failure after many warm starts: start this
@@ -579,6 +579,16 @@ func float64Bytes(v []float64) []byte {
 	return b
 }
 
+// timedOut turns a solver's failure into ErrTimeLimit once the deadline
+// has passed: the solvers stop at the time limit they are given and
+// report it as a status of their own.
+func (cg *colGen) timedOut(err error) error {
+	if err != nil && !errors.Is(err, ErrTimeLimit) && !cg.opt.deadline.IsZero() && !time.Now().Before(cg.opt.deadline) {
+		return fmt.Errorf("%w (%v)", ErrTimeLimit, err)
+	}
+	return err
+}
+
 // remaining is the time left before the deadline (0: no deadline).
 func (cg *colGen) remaining() (float64, error) {
 	if cg.opt.deadline.IsZero() {
@@ -614,7 +624,7 @@ func (cg *colGen) run() ([]float64, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if err := cg.master.solve(false, sec); err != nil {
+		if err := cg.timedOut(cg.master.solve(false, sec)); err != nil {
 			return nil, fmt.Errorf("master LP, round %d (%d columns): %w", cg.st.rounds, len(cg.pool), err)
 		}
 		cg.st.masterSec += time.Since(t0).Seconds()
