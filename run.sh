@@ -41,8 +41,31 @@ ensure_glpk() {
 	have_glpk || echo "run.sh: GLPK not available: the optimal mechanism is solved with gonum only where it fits" >&2
 }
 
+# COIN-OR CLP (Debian's coinor-libclp-dev, through cgo) is the second LP
+# solver: the optimal mechanism's decomposition on whole city grids is
+# fastest with it. Optional like GLPK: without it the tests that need it
+# skip and say so.
+have_clp() {
+	[ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1 &&
+		{ [ -f /usr/include/coin/Clp_C_Interface.h ] || [ -f /usr/local/include/coin/Clp_C_Interface.h ]; }
+}
+
+ensure_clp() {
+	have_clp && return 0
+	if [ "${PRIVIC_NO_CLP:-}" = "" ] && [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+		echo "run.sh: installing coinor-libclp-dev (the optimal mechanism's LP solver; PRIVIC_NO_CLP=1 skips this)" >&2
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq coinor-libclp-dev; } >/dev/null 2>&1 ||
+			echo "run.sh: could not install coinor-libclp-dev; building without CLP" >&2
+	fi
+	have_clp || echo "run.sh: CLP not available: the optimal mechanism's decomposition uses GLPK or is skipped" >&2
+}
+
 tags() {
-	if [ "${PRIVIC_NO_GLPK:-}" = "" ] && have_glpk; then echo glpk; fi
+	local t=()
+	if [ "${PRIVIC_NO_GLPK:-}" = "" ] && have_glpk; then t+=(glpk); fi
+	if [ "${PRIVIC_NO_CLP:-}" = "" ] && have_clp; then t+=(clp); fi
+	local IFS=,
+	echo "${t[*]}"
 }
 
 build() {
@@ -95,6 +118,7 @@ all_specs() {
 
 cmd_all() {
 	ensure_glpk
+	ensure_clp
 	build
 	local specs=()
 	local f
@@ -126,6 +150,7 @@ cmd_test() {
 		failed+=(gofmt)
 	fi
 	ensure_glpk
+	ensure_clp
 	local t
 	t=$(tags)
 	echo "== go vet -tags '$t' ./..."

@@ -38,7 +38,7 @@ func TestCoarsenedLiftsAndKeepsGeoInd(t *testing.T) {
 	if cl := m.Claim(g, g, eps); te > cl.Hi*(1+1e-12) {
 		t.Errorf("fine tight eps %v above claim %v", te, cl.Hi)
 	}
-	checkGeoInd(t, "coarse rr", ch, eps, 1e-15)
+	checkGeoInd(t, "coarse rr", ch, eps, 1e-15, 0)
 }
 
 func TestCoarsenedOptimalAggregatesPrior(t *testing.T) {
@@ -69,7 +69,7 @@ func TestCoarsenedOptimalAggregatesPrior(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkStochastic(t, "lifted LP", ch, 1e-9)
-	checkGeoInd(t, "lifted LP", ch, 0.8, 1e-7)
+	checkGeoInd(t, "lifted LP", ch, 0.8, 1e-7, 0)
 	if _, err := (Coarsened{Base: Optimal{}, Factor: 2}).Channel(big, big.Widen(1), bp, 1); err == nil {
 		t.Error("widened output accepted")
 	}

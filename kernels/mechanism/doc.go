@@ -15,8 +15,14 @@
 //     geo-indistinguishability whose noisy point is snapped to the nearest
 //     output cell; its exact cell-to-cell channel is computed by quadrature.
 //   - Optimal: the optimal geo-indistinguishable mechanism of Bordenabe,
-//     Chatzikokolakis and Palamidessi (CCS 2014), a linear program solved by
-//     gonum's dense simplex, or by GLPK when built with -tags glpk.
+//     Chatzikokolakis and Palamidessi (CCS 2014), a linear program solved
+//     whole by gonum's dense simplex or GLPK (small grids), or on whole
+//     city grids by a certified Dantzig-Wolfe decomposition with GLPK or
+//     COIN-OR CLP (build tags glpk, clp); OptimalSolver warm-starts a
+//     sequence of eps.
+//   - Elastic ("elastic-metric"): the exponential mechanism over the
+//     elastic distinguishability metric of Chatzikokolakis, Palamidessi and
+//     Stronati (PETS 2015), built from the prior as mass.
 //
 // Builtin is the table of these mechanisms (name in specs, what the
 // parameter means, constructor from the experiment's Options), and a
@@ -26,8 +32,8 @@
 // Builtin.
 //
 // Coarsened runs any of them on blocks of the grid and lifts the channel
-// back, which keeps geo-indistinguishability and makes the LP usable on
-// city grids.
+// back, which keeps geo-indistinguishability and makes the LP's one-piece
+// methods usable on city grids, at block resolution.
 //
 // Calibrate finds the parameter at which a mechanism reaches a target tight
 // epsilon, average distortion or mutual information (bisection, or the
@@ -44,7 +50,7 @@
 // invariant inside the output grid and along its border; what an operator
 // cannot give at its size (the planar channel's exact tight epsilon, a
 // brute force, on large grids) fails with ErrIntractable. Mechanisms
-// without an operator (Optimal) stay dense.
+// without an operator (Optimal, Elastic) stay dense.
 //
 // Like package kernels, this package does no I/O, keeps no global state and
 // takes randomness only from an explicit *rand.Rand.

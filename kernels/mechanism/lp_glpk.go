@@ -5,6 +5,8 @@ package mechanism
 /*
 #cgo LDFLAGS: -lglpk
 #include <glpk.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 
 // privic_geo_lp builds, solves and deletes the LP in one C call, so that all
@@ -14,7 +16,7 @@ package mechanism
 // memory) and stores the solution status in *status.
 static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 		const double *coef, const int *lo, const int *hi, int meth, int tmLim,
-		double *x, int *status, double *obj) {
+		double *x, double *y, int *status, double *obj) {
 	int nVar = nIn * nOut;
 	int nnz = nVar + 2 * nIneq;
 	int *ia = malloc(((size_t)nnz + 1) * sizeof(int));
@@ -57,6 +59,7 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 		*status = glp_ipt_status(lp);
 		if (ret == 0 && *status == GLP_OPT) {
 			for (int j = 0; j < nVar; j++) x[j] = glp_ipt_col_prim(lp, j + 1);
+			for (int i = 0; i < nIn + nIneq; i++) y[i] = glp_ipt_row_dual(lp, i + 1);
 			*obj = glp_ipt_obj_val(lp);
 		}
 	} else {
@@ -71,6 +74,7 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 		*status = glp_get_status(lp);
 		if (ret == 0 && *status == GLP_OPT) {
 			for (int j = 0; j < nVar; j++) x[j] = glp_get_col_prim(lp, j + 1);
+			for (int i = 0; i < nIn + nIneq; i++) y[i] = glp_get_row_dual(lp, i + 1);
 			*obj = glp_get_obj_val(lp);
 		}
 	}
@@ -78,11 +82,104 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 	glp_free_env();
 	return ret;
 }
+
+// The incremental model behind glpkModel. GLPK numbers rows and columns
+// from 1; the entries arrive 0-based.
+static glp_prob *privic_glpk_new(void) {
+	glp_term_out(GLP_OFF);
+	glp_prob *lp = glp_create_prob();
+	glp_set_obj_dir(lp, GLP_MIN);
+	return lp;
+}
+
+static int bndType(double lo, double up) {
+	int fl = isinf(lo), fu = isinf(up);
+	if (fl && fu) return GLP_FR;
+	if (fl) return GLP_UP;
+	if (fu) return GLP_LO;
+	if (lo == up) return GLP_FX;
+	return GLP_DB;
+}
+
+static void privic_glpk_rows(glp_prob *lp, int n, const double *lo, const double *up,
+		const int *start, const int *idx, const double *val) {
+	int first = glp_add_rows(lp, n);
+	int maxLen = 0;
+	for (int k = 0; k < n; k++) if (start[k + 1] - start[k] > maxLen) maxLen = start[k + 1] - start[k];
+	int *ind = malloc(((size_t)maxLen + 1) * sizeof(int));
+	double *v = malloc(((size_t)maxLen + 1) * sizeof(double));
+	for (int k = 0; k < n; k++) {
+		glp_set_row_bnds(lp, first + k, bndType(lo[k], up[k]), isinf(lo[k]) ? 0 : lo[k], isinf(up[k]) ? 0 : up[k]);
+		int len = start[k + 1] - start[k];
+		for (int i = 0; i < len; i++) { ind[i + 1] = idx[start[k] + i] + 1; v[i + 1] = val[start[k] + i]; }
+		glp_set_mat_row(lp, first + k, len, ind, v);
+	}
+	free(ind); free(v);
+}
+
+static void privic_glpk_cols(glp_prob *lp, int n, const double *cost, const double *lb, const double *ub,
+		const int *start, const int *idx, const double *val) {
+	int first = glp_add_cols(lp, n);
+	int maxLen = 0;
+	for (int k = 0; k < n; k++) if (start[k + 1] - start[k] > maxLen) maxLen = start[k + 1] - start[k];
+	int *ind = malloc(((size_t)maxLen + 1) * sizeof(int));
+	double *v = malloc(((size_t)maxLen + 1) * sizeof(double));
+	for (int k = 0; k < n; k++) {
+		glp_set_col_bnds(lp, first + k, bndType(lb[k], ub[k]), isinf(lb[k]) ? 0 : lb[k], isinf(ub[k]) ? 0 : ub[k]);
+		glp_set_obj_coef(lp, first + k, cost[k]);
+		int len = start[k + 1] - start[k];
+		for (int i = 0; i < len; i++) { ind[i + 1] = idx[start[k] + i] + 1; v[i + 1] = val[start[k] + i]; }
+		glp_set_mat_col(lp, first + k, len, ind, v);
+	}
+	free(ind); free(v);
+}
+
+static void privic_glpk_obj(glp_prob *lp, const double *cost) {
+	for (int j = 1, n = glp_get_num_cols(lp); j <= n; j++) glp_set_obj_coef(lp, j, cost[j - 1]);
+}
+
+// privic_glpk_solve re-optimises from the current basis (no presolve, which
+// would discard it), capping each attempt at maxIter iterations and then
+// switching simplex (see privic_clp_solve); returns glp_simplex's code,
+// the status in *status.
+static int privic_glpk_solve(glp_prob *lp, int dual, int tmLim, int maxIter, int *status) {
+	glp_smcp parm;
+	glp_init_smcp(&parm);
+	parm.msg_lev = GLP_MSG_OFF;
+	parm.tol_bnd = 1e-9;
+	parm.tol_dj = 1e-9;
+	if (tmLim > 0) parm.tm_lim = tmLim;
+	int ret = GLP_EITLIM;
+	for (int attempt = 0; attempt < 3 && ret == GLP_EITLIM; attempt++) {
+		parm.meth = (dual + attempt) % 2 ? GLP_DUALP : GLP_PRIMAL;
+		parm.it_lim = attempt < 2 ? maxIter : INT_MAX;
+		if (attempt == 2) glp_adv_basis(lp, 0);
+		ret = glp_simplex(lp, &parm);
+	}
+	if (ret == GLP_EFAIL || ret == GLP_ESING || ret == GLP_ECOND) {
+		// The tight tolerances can fail on an ill-conditioned basis:
+		// restart from a fresh basis with GLPK's default ones.
+		glp_adv_basis(lp, 0);
+		parm.tol_bnd = 1e-7;
+		parm.tol_dj = 1e-7;
+		parm.it_lim = INT_MAX;
+		parm.meth = GLP_PRIMAL;
+		ret = glp_simplex(lp, &parm);
+	}
+	*status = glp_get_status(lp);
+	return ret;
+}
+
+static void privic_glpk_copy(glp_prob *lp, double *x, double *y) {
+	if (x != NULL) for (int j = 1, n = glp_get_num_cols(lp); j <= n; j++) x[j - 1] = glp_get_col_prim(lp, j);
+	if (y != NULL) for (int i = 1, n = glp_get_num_rows(lp); i <= n; i++) y[i - 1] = glp_get_row_dual(lp, i);
+}
 */
 import "C"
 
 import (
 	"fmt"
+	"runtime"
 	"unsafe"
 )
 
@@ -90,19 +187,20 @@ import (
 const haveGLPK = true
 
 // solveGLPK solves p with GLPK's simplex (dual, falling back to primal,
-// with GLPK's presolver and automatic scaling).
-func solveGLPK(p *geoLP) ([]float64, error) {
+// with GLPK's presolver and automatic scaling) or interior point, and
+// returns the solution and the row duals.
+func solveGLPK(p *geoLP) (x, y []float64, err error) {
 	nVar := p.nIn * p.nOut
 	nIneq := len(p.coef)
 	if int64(nVar)+2*int64(nIneq) > 1<<31-2 {
-		return nil, fmt.Errorf("glpk: %d non-zeros exceed C int", int64(nVar)+2*int64(nIneq))
+		return nil, nil, fmt.Errorf("glpk: %d non-zeros exceed C int", int64(nVar)+2*int64(nIneq))
 	}
 	lo := make([]C.int, nIneq)
 	hi := make([]C.int, nIneq)
 	for k := range lo {
 		lo[k], hi[k] = C.int(p.lo[k]), C.int(p.hi[k])
 	}
-	x := make([]float64, nVar)
+	x, y = make([]float64, nVar), make([]float64, p.nIn+nIneq)
 	var status C.int
 	var obj C.double
 	var coefPtr *C.double
@@ -117,16 +215,97 @@ func solveGLPK(p *geoLP) ([]float64, error) {
 	}
 	ret := C.privic_geo_lp(C.int(p.nIn), C.int(p.nOut), (*C.double)(unsafe.Pointer(&p.cost[0])), C.int(nIneq),
 		coefPtr, loPtr, hiPtr, C.int(p.glpkMethod), C.int(tm),
-		(*C.double)(unsafe.Pointer(&x[0])), &status, &obj)
+		(*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0])), &status, &obj)
 	switch {
 	case ret == -1:
-		return nil, fmt.Errorf("glpk: out of memory for %d variables, %d constraints", nVar, nIneq)
+		return nil, nil, fmt.Errorf("glpk: out of memory for %d variables, %d constraints", nVar, nIneq)
 	case ret == C.GLP_ETMLIM:
-		return nil, fmt.Errorf("glpk: time limit of %d ms exceeded", tm)
+		return nil, nil, fmt.Errorf("glpk: time limit of %d ms exceeded", tm)
 	case ret != 0:
-		return nil, fmt.Errorf("glpk: glp_simplex/glp_interior failed with code %d (e.g. 17: numerical instability)", int(ret))
+		return nil, nil, fmt.Errorf("glpk: glp_simplex/glp_interior failed with code %d (e.g. 17: numerical instability)", int(ret))
 	case status != C.GLP_OPT:
-		return nil, fmt.Errorf("glpk: solution status %d, not optimal", int(status))
+		return nil, nil, fmt.Errorf("glpk: solution status %d, not optimal", int(status))
 	}
-	return x, nil
+	return x, y, nil
+}
+
+// glpkModel is an lpModel held by GLPK. GLPK's environment is
+// thread-local, so every call must come from the thread that created the
+// model: newGLPKBackend locks the calling goroutine to its thread until the
+// backend's close.
+type glpkModel struct {
+	lp    *C.glp_prob
+	iters int
+}
+
+func newGLPKBackend() (*lpBackend, error) {
+	runtime.LockOSThread()
+	return &lpBackend{
+		name:  SolverGLPK,
+		model: func() (lpModel, error) { return &glpkModel{lp: C.privic_glpk_new()}, nil },
+		close: func() {
+			C.glp_free_env()
+			runtime.UnlockOSThread()
+		},
+	}, nil
+}
+
+func (g *glpkModel) addRows(lo, up []float64, start, idx []int32, val []float64) error {
+	if len(lo) > 0 {
+		C.privic_glpk_rows(g.lp, C.int(len(lo)), dptr(lo), dptr(up), iptr(start), iptr(idx), dptr(val))
+	}
+	return nil
+}
+
+func (g *glpkModel) addCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
+	if len(cost) > 0 {
+		C.privic_glpk_cols(g.lp, C.int(len(cost)), dptr(cost), dptr(lb), dptr(ub), iptr(start), iptr(idx), dptr(val))
+	}
+	return nil
+}
+
+func (g *glpkModel) delCols(idx []int32) error {
+	if len(idx) == 0 {
+		return nil
+	}
+	// GLPK numbers from 1 and ignores num[0].
+	num := make([]C.int, len(idx)+1)
+	for i, j := range idx {
+		num[i+1] = C.int(j + 1)
+	}
+	C.glp_del_cols(g.lp, C.int(len(idx)), &num[0])
+	return nil
+}
+
+func (g *glpkModel) setObj(cost []float64) { C.privic_glpk_obj(g.lp, dptr(cost)) }
+
+func (g *glpkModel) solve(dual bool, seconds float64) error {
+	d := C.int(0)
+	if dual {
+		d = 1
+	}
+	before := int(C.glp_get_it_cnt(g.lp))
+	var status C.int
+	ret := C.privic_glpk_solve(g.lp, d, C.int(seconds*1000), C.int(stallIterations(C.glp_get_num_rows(g.lp), C.glp_get_num_cols(g.lp))), &status)
+	g.iters += int(C.glp_get_it_cnt(g.lp)) - before
+	switch {
+	case ret == C.GLP_ETMLIM:
+		return fmt.Errorf("glpk: time limit of %v s exceeded", seconds)
+	case ret != 0:
+		return fmt.Errorf("glpk: glp_simplex failed with code %d (e.g. 17: numerical instability)", int(ret))
+	case status != C.GLP_OPT:
+		return fmt.Errorf("glpk: solution status %d, not optimal", int(status))
+	}
+	return nil
+}
+
+func (g *glpkModel) solution(x, y []float64) { C.privic_glpk_copy(g.lp, dptr(x), dptr(y)) }
+
+func (g *glpkModel) iterations() int { return g.iters }
+
+func (g *glpkModel) free() {
+	if g.lp != nil {
+		C.glp_delete_prob(g.lp)
+		g.lp = nil
+	}
 }

@@ -67,9 +67,10 @@ type Options struct {
 	// PlanarPoint is where the planar Laplace mechanism puts the true
 	// point in its cell.
 	PlanarPoint PointModel
-	// LPSolver and LPSpanner configure the optimal mechanism's linear
-	// program (see Optimal).
+	// LPSolver, LPMethod and LPSpanner configure the optimal mechanism's
+	// linear program (see Optimal).
 	LPSolver  string
+	LPMethod  string
 	LPSpanner int
 }
 
@@ -110,7 +111,11 @@ func Builtin() []Entry {
 		{Name: "planar-laplace", Param: "eps, the continuous planar Laplace noise's level (1/cell), before snapping to a cell",
 			New: func(o Options) Mechanism { return PlanarLaplace{Point: o.PlanarPoint} }},
 		{Name: "optimal", Param: "eps, the geo-indistinguishability constraint of the linear program (1/cell)", Coarsen: true,
-			New: func(o Options) Mechanism { return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver} }},
+			New: func(o Options) Mechanism {
+				return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver, Method: o.LPMethod}
+			}},
+		{Name: "elastic-metric", Param: "eps, the privacy level on the elastic metric built from the prior (the exponential mechanism is eps d_l-private)",
+			New: func(Options) Mechanism { return Elastic{} }},
 	}
 }
 
@@ -182,7 +187,11 @@ type LP interface {
 
 // LPSize describes the linear program a mechanism solves.
 type LPSize struct {
-	Solver      string
+	Solver string
+	// Method is the solve method (see Optimal.Method): with
+	// MethodDecompose the constraints are never built, so their count
+	// limits nothing.
+	Method      string
 	Grid        kernels.Grid // the grid the program is posed on
 	Constraints int          // rows, the stochastic ones included
 }
@@ -190,7 +199,7 @@ type LPSize struct {
 // LPSize implements LP.
 func (m Optimal) LPSize(in, out kernels.Grid) LPSize {
 	_, rows := m.Size(in, out)
-	return LPSize{Solver: m.Solver, Grid: in, Constraints: rows}
+	return LPSize{Solver: m.Solver, Method: m.method(), Grid: in, Constraints: rows}
 }
 
 // LPSize implements LP when the base mechanism does: the program is posed

@@ -26,6 +26,7 @@ func allMechanisms(g kernels.Grid) []struct {
 		{PlanarLaplace{}, g},
 		{PlanarLaplace{Point: CellCentre}, g.Widen(1)},
 		{Optimal{Spanner: 1}, g},
+		{Elastic{}, g},
 	}
 }
 
@@ -167,7 +168,7 @@ func TestRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(reg.Names(), ","); got != "ba,lap,rr,planar-laplace,optimal" {
+	if got := strings.Join(reg.Names(), ","); got != "ba,lap,rr,planar-laplace,optimal,elastic-metric" {
 		t.Errorf("Names = %s", got)
 	}
 	for _, n := range reg.Names() {
@@ -185,7 +186,7 @@ func TestRegistry(t *testing.T) {
 	}
 	// Options reach the constructors.
 	e, _ := reg.Lookup("optimal")
-	if m := e.New(Options{LPSpanner: 2, LPSolver: SolverGonum}); m != (Optimal{Spanner: 2, Solver: SolverGonum}) {
+	if m := e.New(Options{LPSpanner: 2, LPSolver: SolverCLP, LPMethod: MethodDecompose}); m != (Optimal{Spanner: 2, Solver: SolverCLP, Method: MethodDecompose}) {
 		t.Errorf("optimal with options: %+v", m)
 	}
 	e, _ = reg.Lookup("planar-laplace")
@@ -211,7 +212,7 @@ func TestLPSize(t *testing.T) {
 	g := mustGrid(t, 5, 7)
 	opt := Optimal{Spanner: 1, Solver: SolverGonum}
 	_, rows := opt.Size(g, g)
-	if got := opt.LPSize(g, g); got != (LPSize{Solver: SolverGonum, Grid: g, Constraints: rows}) {
+	if got := opt.LPSize(g, g); got != (LPSize{Solver: SolverGonum, Method: MethodDual, Grid: g, Constraints: rows}) {
 		t.Errorf("Optimal.LPSize = %+v, want %d rows on %v", got, rows, g)
 	}
 	c := Coarsened{Base: opt, Factor: 3}

@@ -1,7 +1,6 @@
 package mechanism
 
 import (
-	"container/heap"
 	"fmt"
 	"math"
 	"time"
@@ -29,52 +28,93 @@ import (
 // result is still eps-geo-indistinguishable, with slightly more distortion
 // than the exact optimum (Spanner = 0).
 //
+// Two ways to solve it (Method):
+//
+//   - "decompose" (the default with CLP): Dantzig-Wolfe decomposition by
+//     output column with a stabilised, certified lower bound (see colGen).
+//     It never builds the |In|^2 |Out| constraints: the master LP has |In|
+//     rows and each output's pricing LP |In| variables. The result comes
+//     with a certified relative duality gap (LPStats.Gap <= Gap) and a
+//     channel whose kernels.TightEps is checked to be at most eps.
+//   - "dual", "primal", "interior": the whole LP at once with one solver
+//     call (GLPK's dual simplex is the default with GLPK; gonum's dense
+//     simplex has a single method and ignores this). Practical on small
+//     grids only.
+//
 // Solvers: "gonum" (default), gonum's dense simplex
-// (gonum.org/v1/gonum/optimize/convex/lp), practical only on tiny grids
-// because every iteration factorises the dense basis of one row per
-// constraint; "glpk", the GNU Linear Programming Kit's sparse simplex
-// through cgo, available when built with `-tags glpk` (Debian package
-// libglpk-dev). See SolverAvailable.
+// (gonum.org/v1/gonum/optimize/convex/lp), direct only, for tiny grids;
+// "glpk", the GNU Linear Programming Kit through cgo (build tag glpk,
+// Debian package libglpk-dev); "clp", COIN-OR CLP through cgo (build tag
+// clp, Debian package coinor-libclp-dev). See SolverAvailable.
 //
-// Measured on the 2-core development machine at eps = 1 (shared, so times
-// vary by up to 3x; BenchmarkOptimal):
+// Measured on the 2-core development machine at eps = 1 with the Gowalla
+// priors while other jobs shared it (load average 12-20, so a solve got
+// well under one core; BenchmarkOptimalCity, medians of 5 for Paris):
 //
-//	gonum, all pairs:   3x3 (657 rows) 3.5 s; 3x4 (1596 rows) 520 s
-//	gonum, spanner 1:   3x3 (369 rows) 0.9 s; 3x4 (708 rows) 34-43 s
-//	glpk dual, all:     5x5 1.3 s; 6x6 (45k rows) 10 s; 8x8 (258k rows) 267 s
-//	glpk dual, span. 1: 5x5 0.5 s; 6x6 (8k rows) 3-13 s; 8x8 (27k rows) 25-82 s; 10x10 > 120 s
-//	glpk interior, s.1: 6x6 1.8 s; 8x8 10 s; 9x9 and 10x10 fail (GLPK: numerical instability)
+//	decompose, Paris 11x15, all pairs (4.5M constraints):  clp 20.5 s, glpk 23.8 s; 48 rounds
+//	decompose, Paris, spanner 1 (δ 1.08, 193k):             clp 8.1 s, glpk 8.7 s; 38-41 rounds
+//	decompose, San Francisco 16x24, spanner 1 (1.1M):       clp 138-154 s, glpk 196-288 s; 56-68 rounds
+//	decompose, San Francisco, all pairs (56.5M):            glpk 813 s, 68 rounds
+//	direct, Paris, spanner 1:                               clp dual simplex 431 s, clp barrier 349 s
+//	direct, gonum: 3x3 (657 rows) 3.5 s; 3x4 (1596 rows) 520 s
+//	direct, glpk:  6x6 all pairs 10 s; 8x8 all pairs (258k rows) 267 s
 //
-// so the largest grids solved within 60 s are 3x4 (spanner) with gonum and
-// 8x8 (spanner, dual simplex or interior point) with GLPK. Larger grids are
-// reached through Coarsened.
+// Coarsened reaches large grids with the direct methods at block
+// resolution.
 type Optimal struct {
 	// Spanner selects the constraints: 0 keeps every pair of input cells
 	// (the exact optimum); k >= 1 keeps pairs whose offset (a, b) has
 	// max(|a|,|b|) <= k and gcd(|a|,|b|) = 1 (k = 1: the 8 neighbours,
 	// δ ≈ 1.08; k = 2 adds knight moves, δ ≈ 1.03) and uses eps/δ.
 	Spanner int
-	// Solver is "gonum" (or "") or "glpk".
+	// Solver is "gonum" (or ""), "glpk" or "clp".
 	Solver string
-	// MaxConstraints refuses larger programs before building them; 0 means
-	// 50,000 for gonum (whose dense matrix has one row per constraint) and
-	// 20,000,000 for glpk.
-	MaxConstraints int
-	// TimeLimit stops GLPK's simplex after this long (0: no limit; gonum
-	// and GLPK's interior point have none).
-	TimeLimit time.Duration
-	// Method is GLPK's algorithm: "dual" (default; dual simplex, falling
-	// back to primal), "primal" (primal simplex) or "interior" (interior
-	// point; its solution is accurate to about 1e-8 and not a vertex).
-	// Ignored by gonum.
+	// Method is "decompose" or, for the whole LP at once, "dual", "primal"
+	// or "interior" (interior point; its solution is accurate to about
+	// 1e-8 and not a vertex). "" means "decompose" with CLP and "dual"
+	// otherwise.
 	Method string
+	// MaxConstraints refuses larger programs before building them (direct
+	// methods only; the decomposition never builds them); 0 means
+	// DefaultMaxConstraints(Solver).
+	MaxConstraints int
+	// TimeLimit stops the solve after this long (0: no limit; gonum and
+	// GLPK's interior point have none).
+	TimeLimit time.Duration
+	// Gap is the relative duality gap at which the decomposition stops;
+	// 0 means DefaultGap.
+	Gap float64
+	// Workers is the number of goroutines pricing the decomposition's
+	// outputs, each with its own LP models (0 means 1). The result does
+	// not depend on it.
+	Workers int
+	// MasterSolver, if set, solves the decomposition's master LP while
+	// Solver solves the pricing LPs ("glpk" or "clp").
+	MasterSolver string
 }
+
+// DefaultGap is the decomposition's relative duality gap when Optimal.Gap
+// is 0.
+const DefaultGap = 1e-6
 
 // Solver names.
 const (
 	SolverGonum = "gonum"
 	SolverGLPK  = "glpk"
+	SolverCLP   = "clp"
 )
+
+// Method names.
+const (
+	MethodDecompose = "decompose"
+	MethodDual      = "dual"
+	MethodPrimal    = "primal"
+	MethodInterior  = "interior"
+)
+
+func errUnknownSolver(name string) error {
+	return fmt.Errorf("unknown LP solver %q (known: gonum, glpk, clp)", name)
+}
 
 // SolverAvailable reports whether the named LP solver is compiled in.
 func SolverAvailable(name string) bool {
@@ -83,6 +123,8 @@ func SolverAvailable(name string) bool {
 		return true
 	case SolverGLPK:
 		return haveGLPK
+	case SolverCLP:
+		return haveCLP
 	}
 	return false
 }
@@ -100,11 +142,14 @@ func (m Optimal) Info() Info {
 }
 
 // Claim implements Mechanism: every constraint is imposed (directly or
-// through the spanner), so TightEps <= eps up to the solver's tolerance:
-// repairGeoInd makes every column exactly eps-geo-indistinguishable, and
-// the final row normalisation moves the log-ratios by at most the
-// solver's feasibility error (about 1e-9), hence Tol = 1e-7.
-func (Optimal) Claim(in, out kernels.Grid, eps float64) Claim {
+// through the spanner), so TightEps <= eps. The decomposition checks it
+// exactly (see finishChannel). The direct methods keep repairGeoInd, whose
+// final row normalisation moves the log-ratios by up to the solver's
+// feasibility error (about 1e-9), hence Tol = 1e-7 for them.
+func (m Optimal) Claim(in, out kernels.Grid, eps float64) Claim {
+	if m.method() == MethodDecompose {
+		return Claim{Lo: 0, Hi: eps, Note: "geo-ind constraints of the LP, checked on the channel"}
+	}
 	return Claim{Lo: 0, Hi: eps, Tol: 1e-7, Note: "geo-ind constraints of the LP"}
 }
 
@@ -120,130 +165,110 @@ func (m Optimal) Size(in, out kernels.Grid) (variables, constraints int) {
 	return in.Len() * out.Len(), in.Len() + 2*len(spannerEdges(in, max(m.Spanner, 0)))*out.Len()
 }
 
-// DefaultMaxConstraints is the size limit of a solver when
-// Optimal.MaxConstraints is 0.
+// DefaultMaxConstraints is the size limit of a solver's direct methods
+// when Optimal.MaxConstraints is 0.
 func DefaultMaxConstraints(solver string) int {
-	if solver == SolverGLPK {
+	if solver == SolverGLPK || solver == SolverCLP {
 		return 20000000
 	}
 	return 50000
 }
 
-// LPStats describes one solve.
+func (m Optimal) solver() string {
+	if m.Solver == "" {
+		return SolverGonum
+	}
+	return m.Solver
+}
+
+func (m Optimal) method() string {
+	if m.Method != "" {
+		return m.Method
+	}
+	if m.solver() == SolverCLP {
+		return MethodDecompose
+	}
+	return MethodDual
+}
+
+// LPStats describes one solve of the optimal mechanism's LP.
 type LPStats struct {
+	Solver, Method string
+	Eps            float64
+	// Variables and Constraints are the full LP's (Constraints counts the
+	// geo-ind rows, 2 per constrained pair and output, and the row sums),
+	// whether or not the method builds them.
 	Variables, Constraints int
 	Dilation               float64 // δ of the spanner (1 with Spanner = 0)
-	Objective              float64 // expected distortion of the solution
-	Solver                 string
+	// Rounds is the decomposition's master-pricing rounds (1 for the
+	// direct methods); Iterations the simplex iterations of every model
+	// (0 where the solver does not report them: gonum).
+	Rounds, Iterations int
+	// Columns and PricingRows are the decomposition's master columns and
+	// pricing rows (all outputs) at the end.
+	Columns, PricingRows int
+	Seconds              float64 // wall-clock time of the solve
+	// Primal is the expected distortion of the returned channel; Dual a
+	// certified lower bound on the LP's optimum (NaN where the solver
+	// gives no duals: gonum); Gap = (Primal - Dual) / Primal.
+	Primal, Dual, Gap float64
+	// TightEps is kernels.TightEps of the returned channel.
+	TightEps float64
+	// Warm reports a solve started from the previous one's columns and
+	// duals (OptimalSolver).
+	Warm bool
 }
 
 // Solve builds and solves the LP and returns the channel with statistics.
 func (m Optimal) Solve(in, out kernels.Grid, prior []float64, eps float64) (*kernels.Channel, LPStats, error) {
-	info := m.Info()
-	var st LPStats
-	if err := checkParam(info, eps); err != nil {
-		return nil, st, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, st, err
-	}
-	if err := checkPrior(info.Name, in, prior); err != nil {
-		return nil, st, err
-	}
-	if m.Spanner < 0 {
-		return nil, st, fmt.Errorf("%s: Spanner = %d: must be >= 0", info.Name, m.Spanner)
-	}
-	solver := m.Solver
-	if solver == "" {
-		solver = SolverGonum
-	}
-	if !SolverAvailable(solver) {
-		if solver == SolverGLPK {
-			return nil, st, fmt.Errorf("%s: solver glpk not compiled in (build with -tags glpk; needs Debian package libglpk-dev)", info.Name)
-		}
-		return nil, st, fmt.Errorf("%s: unknown LP solver %q (known: gonum, glpk)", info.Name, solver)
-	}
-	st.Solver = solver
-	edges := spannerEdges(in, m.Spanner)
-	st.Dilation = 1
-	if m.Spanner > 0 {
-		st.Dilation = dilation(in, edges)
-	}
-	nIn, nOut := in.Len(), out.Len()
-	st.Variables = nIn * nOut
-	st.Constraints = nIn + 2*len(edges)*nOut
-	limit := m.MaxConstraints
-	if limit == 0 {
-		limit = DefaultMaxConstraints(solver)
-	}
-	if st.Constraints > limit {
-		return nil, st, fmt.Errorf("%s: %v -> %v with spanner %d has %d constraints, above the limit %d for solver %s",
-			info.Name, in, out, m.Spanner, st.Constraints, limit, solver)
-	}
-	p := buildGeoLP(in, out, prior, eps/st.Dilation, edges)
-	p.timeLimitMS = int(m.TimeLimit.Milliseconds())
-	switch m.Method {
-	case "", "dual":
-		p.glpkMethod = 2
-	case "primal":
-		p.glpkMethod = 1
-	case "interior":
-		p.glpkMethod = 0
-	default:
-		return nil, st, fmt.Errorf("%s: unknown GLPK method %q (known: dual, primal, interior)", info.Name, m.Method)
-	}
-	var sol []float64
-	var err error
-	if solver == SolverGLPK {
-		sol, err = solveGLPK(p)
-	} else {
-		sol, err = solveGonum(p)
-	}
+	s, err := m.NewSolver(in, out, prior)
 	if err != nil {
-		return nil, st, fmt.Errorf("%s: eps=%v on %v -> %v: %w", info.Name, eps, in, out, err)
+		return nil, LPStats{}, err
 	}
-	ch, err := kernels.NewChannel(in, out)
-	if err != nil {
-		return nil, st, err
-	}
-	for x := 0; x < nIn; x++ {
-		row := ch.Row(x)
-		s := 0.0
-		for y := range row {
-			v := sol[x*nOut+y]
-			if v < -1e-7 {
-				return nil, st, fmt.Errorf("%s: eps=%v: solver returned C[%d,%d] = %v", info.Name, eps, x, y, v)
-			}
-			row[y] = math.Max(v, 0)
-			s += row[y]
-		}
-		if math.Abs(s-1) > 1e-7 {
-			return nil, st, fmt.Errorf("%s: eps=%v: solver returned row %d summing to %v", info.Name, eps, x, s)
-		}
-	}
-	if v := geoViolation(ch, eps/st.Dilation, edges); v > 1e-7 {
-		return nil, st, fmt.Errorf("%s: eps=%v: solver's solution violates a geo-ind constraint by %v", info.Name, eps, v)
-	}
-	repairGeoInd(ch, eps)
-	for x := 0; x < nIn; x++ {
-		for y, v := range ch.Row(x) {
-			st.Objective += prior[x] * v * kernels.Dist(in, x, out, y)
-		}
-	}
-	return ch, st, nil
+	return s.Solve(eps)
 }
 
-// repairGeoInd removes the solver's rounding from a solution that is
-// eps-geo-indistinguishable up to a tolerance of about 1e-9: columns whose
-// largest entry is below 1e-10 (unused outputs carrying rounding noise) are
-// zeroed, every other column is raised to its smallest majorant that is
-// exactly eps-geo-indistinguishable, v'[x] = max_x' v[x'] e^{-eps d(x,x')}
-// (by the triangle inequality v'[x] >= e^{-eps d(x,z)} v'[z] for all x, z),
-// and the rows are renormalised. Each step moves entries by about the
-// solver's tolerance, but it makes the measured tight epsilon meaningful:
-// without it a rounding residue of 1e-17 next to an exact zero reads as an
-// infinite ratio.
-func repairGeoInd(ch *kernels.Channel, eps float64) {
+// repairSlack is how far below eps the decomposition's columns are kept
+// (in eps units), so that normalising the rows (which moves log-ratios by
+// about the master's feasibility tolerance, 1e-9) cannot lift the tight
+// epsilon above eps. Its cost is a relative change of the optimum of about
+// slack/eps, far below DefaultGap.
+func repairSlack(eps float64) float64 { return 1e-8 * math.Max(1, eps) }
+
+// finishChannel turns an assembled solution p (C[x*nOut+y], columns in
+// the cone of eps - slack up to the solvers' tolerance) into a channel
+// whose tight epsilon is at most eps, checked with kernels.TightEps:
+// every column is raised to its smallest majorant that is exactly
+// (eps - slack)-geo-indistinguishable, v'[x] = max_x' v[x'] e^{-(eps -
+// slack) d(x,x')} (for the decomposition's columns a no-op up to
+// rounding), and the rows are normalised. Normalising multiplies the
+// ratios C[x,y]/C[x',y] by s_x'/s_x, the ratio of two row sums, each
+// within the solvers' tolerance of 1; the slack absorbs that.
+func finishChannel(in, out kernels.Grid, p []float64, eps float64) (*kernels.Channel, float64, error) {
+	ch, err := kernels.NewChannel(in, out)
+	if err != nil {
+		return nil, 0, err
+	}
+	copy(ch.P, p)
+	raiseToGeoInd(ch, eps-repairSlack(eps), 0)
+	if err := normaliseRows(ch); err != nil {
+		return nil, 0, err
+	}
+	te, err := kernels.TightEps(ch)
+	if err != nil {
+		return nil, 0, err
+	}
+	if te > eps {
+		return nil, 0, fmt.Errorf("tight epsilon of the solution %v above eps = %v after repair", te, eps)
+	}
+	return ch, te, nil
+}
+
+// raiseToGeoInd raises every column of ch whose largest entry is at least
+// floor to its smallest eps-geo-indistinguishable majorant,
+// v'[x] = max_x' v[x'] e^{-eps d(x,x')} (by the triangle inequality
+// v'[x] >= e^{-eps d(x,z)} v'[z] for all x, z), and zeroes the others.
+func raiseToGeoInd(ch *kernels.Channel, eps, floor float64) {
 	m, n := ch.In.Len(), ch.Out.Len()
 	k := make([]float64, m*m)
 	for x := 0; x < m; x++ {
@@ -260,7 +285,7 @@ func repairGeoInd(ch *kernels.Channel, eps float64) {
 		}
 		for x := 0; x < m; x++ {
 			v := 0.0
-			if top >= 1e-10 {
+			if top > 0 && top >= floor {
 				kx := k[x*m : (x+1)*m]
 				for x2, c := range col {
 					v = math.Max(v, c*kx[x2])
@@ -269,7 +294,37 @@ func repairGeoInd(ch *kernels.Channel, eps float64) {
 			ch.P[x*n+y] = v
 		}
 	}
-	for x := 0; x < m; x++ {
+}
+
+// normaliseRows scales every row of ch to sum 1.
+func normaliseRows(ch *kernels.Channel) error {
+	for x := 0; x < ch.In.Len(); x++ {
+		row := ch.Row(x)
+		s := 0.0
+		for _, v := range row {
+			s += v
+		}
+		if !(s > 0) || math.IsInf(s, 0) {
+			return fmt.Errorf("row %d of the solution sums to %v", x, s)
+		}
+		for y := range row {
+			row[y] /= s
+		}
+	}
+	return nil
+}
+
+// repairGeoInd is the direct methods' repair of a solution that is
+// eps-geo-indistinguishable up to a tolerance of about 1e-9: columns whose
+// largest entry is below 1e-10 (unused outputs carrying rounding noise) are
+// zeroed, every other column is raised to its smallest eps-geo-
+// indistinguishable majorant, and the rows are renormalised. Each step
+// moves entries by about the solver's tolerance, but it makes the measured
+// tight epsilon meaningful: without it a rounding residue of 1e-17 next to
+// an exact zero reads as an infinite ratio.
+func repairGeoInd(ch *kernels.Channel, eps float64) {
+	raiseToGeoInd(ch, eps, 1e-10)
+	for x := 0; x < ch.In.Len(); x++ {
 		row := ch.Row(x)
 		s := 0.0
 		for _, v := range row {
@@ -279,181 +334,4 @@ func repairGeoInd(ch *kernels.Channel, eps float64) {
 			row[y] /= s
 		}
 	}
-}
-
-// edge is an unordered pair of input cells constrained by the LP.
-type edge struct {
-	a, b int
-	d    float64
-}
-
-// spannerEdges lists the constrained pairs: all pairs for k = 0, else the
-// pairs whose offset is a primitive vector of Chebyshev length <= k.
-func spannerEdges(g kernels.Grid, k int) []edge {
-	var es []edge
-	n := g.Len()
-	if k == 0 {
-		for a := 0; a < n; a++ {
-			for b := a + 1; b < n; b++ {
-				es = append(es, edge{a, b, kernels.Dist(g, a, g, b)})
-			}
-		}
-		return es
-	}
-	var offs [][2]int
-	for dr := 0; dr <= k; dr++ {
-		for dc := -k; dc <= k; dc++ {
-			if (dr == 0 && dc <= 0) || gcd(dr, abs(dc)) != 1 {
-				continue
-			}
-			offs = append(offs, [2]int{dr, dc})
-		}
-	}
-	for a := 0; a < n; a++ {
-		r, c := g.Cell(a)
-		for _, o := range offs {
-			r2, c2 := r+o[0], c+o[1]
-			if r2 < 0 || r2 >= g.Rows || c2 < 0 || c2 >= g.Cols {
-				continue
-			}
-			b := g.Index(r2, c2)
-			es = append(es, edge{a, b, math.Hypot(float64(o[0]), float64(o[1]))})
-		}
-	}
-	return es
-}
-
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-func abs(a int) int {
-	if a < 0 {
-		return -a
-	}
-	return a
-}
-
-// dilation is the largest ratio of shortest-path distance in the graph of
-// edges to Euclidean distance over all pairs of cells (Dijkstra from every
-// cell).
-func dilation(g kernels.Grid, edges []edge) float64 {
-	n := g.Len()
-	adj := make([][]edge, n)
-	for _, e := range edges {
-		adj[e.a] = append(adj[e.a], edge{e.a, e.b, e.d})
-		adj[e.b] = append(adj[e.b], edge{e.b, e.a, e.d})
-	}
-	dist := make([]float64, n)
-	worst := 1.0
-	for s := 0; s < n; s++ {
-		for i := range dist {
-			dist[i] = math.Inf(1)
-		}
-		dist[s] = 0
-		h := &distHeap{{s, 0}}
-		for h.Len() > 0 {
-			it := heap.Pop(h).(distItem)
-			if it.d > dist[it.v] {
-				continue
-			}
-			for _, e := range adj[it.v] {
-				if nd := it.d + e.d; nd < dist[e.b] {
-					dist[e.b] = nd
-					heap.Push(h, distItem{e.b, nd})
-				}
-			}
-		}
-		for t := s + 1; t < n; t++ {
-			worst = math.Max(worst, dist[t]/kernels.Dist(g, s, g, t))
-		}
-	}
-	return worst
-}
-
-type distItem struct {
-	v int
-	d float64
-}
-
-type distHeap []distItem
-
-func (h distHeap) Len() int           { return len(h) }
-func (h distHeap) Less(i, j int) bool { return h[i].d < h[j].d }
-func (h distHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *distHeap) Push(x any)        { *h = append(*h, x.(distItem)) }
-func (h *distHeap) Pop() any {
-	old := *h
-	it := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return it
-}
-
-// geoLP is the LP in the form both solvers take:
-//
-//	minimise cost . v  s.t.  sum_y v[x*nOut+y] = 1 for every x,
-//	                         coef[k] v[lo[k]] - v[hi[k]] <= 0 for every k,
-//	                         v >= 0.
-//
-// Each geo-ind constraint C[x,y] <= e^{e d} C[x',y] is stored divided by
-// e^{e d}, so that no coefficient exceeds 1 in magnitude.
-type geoLP struct {
-	nIn, nOut int
-	cost      []float64
-	coef      []float64
-	lo, hi    []int
-	// start is an output cell whose constant channel (everyone reports
-	// it) is a feasible starting vertex.
-	start int
-	// timeLimitMS bounds GLPK's run time (0: none).
-	timeLimitMS int
-	// glpkMethod: 0 interior point, 1 primal simplex, 2 dual then primal.
-	glpkMethod int
-}
-
-func buildGeoLP(in, out kernels.Grid, prior []float64, eps float64, edges []edge) *geoLP {
-	nIn, nOut := in.Len(), out.Len()
-	p := &geoLP{nIn: nIn, nOut: nOut, cost: make([]float64, nIn*nOut)}
-	best := math.Inf(1)
-	for y := 0; y < nOut; y++ {
-		s := 0.0
-		for x := 0; x < nIn; x++ {
-			c := prior[x] * kernels.Dist(in, x, out, y)
-			p.cost[x*nOut+y] = c
-			s += c
-		}
-		if s < best {
-			best, p.start = s, y
-		}
-	}
-	n := 2 * len(edges) * nOut
-	p.coef, p.lo, p.hi = make([]float64, 0, n), make([]int, 0, n), make([]int, 0, n)
-	for _, e := range edges {
-		c := math.Exp(-eps * e.d)
-		for y := 0; y < nOut; y++ {
-			p.coef = append(p.coef, c, c)
-			p.lo = append(p.lo, e.a*nOut+y, e.b*nOut+y)
-			p.hi = append(p.hi, e.b*nOut+y, e.a*nOut+y)
-		}
-	}
-	return p
-}
-
-// geoViolation is the largest e^{-eps d} C[x,y] - C[x',y] over the edges,
-// in both directions: the constraints' violation in the scale the LP
-// states them in.
-func geoViolation(ch *kernels.Channel, eps float64, edges []edge) float64 {
-	n := ch.Out.Len()
-	worst := math.Inf(-1)
-	for _, e := range edges {
-		f := math.Exp(-eps * e.d)
-		for y := 0; y < n; y++ {
-			a, b := ch.P[e.a*n+y], ch.P[e.b*n+y]
-			worst = math.Max(worst, math.Max(f*a-b, f*b-a))
-		}
-	}
-	return worst
 }

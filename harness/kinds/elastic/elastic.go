@@ -15,6 +15,7 @@ import (
 	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/param"
 	"privic/kernels"
+	"privic/kernels/mechanism"
 )
 
 // Kind returns the elastic kind.
@@ -38,7 +39,18 @@ type params struct {
 	// mass outside it is stated in the panel title) or "widened" (LAP's
 	// output grid, BA drawn with zeros outside the city).
 	FigureDomain string `toml:"figure_domain"`
+	// Mechanisms are the mechanisms compared: "ba" and "lap" always (the
+	// paper's figure), and "elastic-metric" (mechanism.Elastic, the
+	// exponential mechanism over the elastic metric of the island prior)
+	// if listed, calibrated to LAP's epsilon as its tight epsilon.
+	Mechanisms []string `toml:"mechanisms"`
 }
+
+// elasticMetric is the name of mechanism.Elastic in params.mechanisms.
+const elasticMetric = "elastic-metric"
+
+// withElastic reports whether the elastic-metric mechanism is compared.
+func (p *params) withElastic() bool { return slices.Contains(p.Mechanisms, elasticMetric) }
 
 func (p *params) Validate() error {
 	if err := p.Check("city", p.City); err != nil {
@@ -59,6 +71,17 @@ func (p *params) Validate() error {
 	if err := p.Places.Validate(); err != nil {
 		return err
 	}
+	if !slices.Contains(p.Mechanisms, "ba") || !slices.Contains(p.Mechanisms, "lap") {
+		return fmt.Errorf("params.mechanisms = %q: must list \"ba\" and \"lap\" (the paper's figure), and may add %q", p.Mechanisms, elasticMetric)
+	}
+	for i, m := range p.Mechanisms {
+		if err := harness.OneOf(fmt.Sprintf("mechanisms[%d]", i), m, "ba", "lap", elasticMetric); err != nil {
+			return err
+		}
+		if slices.Index(p.Mechanisms, m) != i {
+			return fmt.Errorf("params.mechanisms[%d] = %q: duplicate", i, m)
+		}
+	}
 	return harness.OneOf("figure_domain", p.FigureDomain, "base", "widened")
 }
 
@@ -74,11 +97,11 @@ func (def) About() harness.About {
 	return harness.About{
 		Name:     "elastic",
 		Describe: "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior (or any dataset's)",
-		Tables:   []string{"report_distribution", "location_stats", "channels", "invertibility"},
+		Tables:   []string{"report_distribution", "location_stats", "channels", "invertibility", "elastic_metric"},
 		Figures:  []string{"fig2a", "fig2b", "reports-a-<city>", "reports-b-<city>"},
 		Claims:   true,
 		Skips:    true,
-		Version:  "4",
+		Version:  "5",
 	}
 }
 
@@ -90,6 +113,7 @@ func (def) NewParams() *params {
 		LapEpsilon:   "tight",
 		LapWiden:     5,
 		FigureDomain: "base",
+		Mechanisms:   []string{"ba", "lap"},
 	}
 }
 
@@ -117,6 +141,10 @@ func (def) EstimateBytes(j job) int64 {
 	}
 	if g.Len() <= island.SVDMaxCells {
 		b += 6 * kernels.DenseChannelMemory(g, g)
+	}
+	if j.p.withElastic() {
+		// The elastic metric and two channels of the calibration, dense.
+		b += 3 * kernels.DenseChannelMemory(g, g)
 	}
 	return b
 }
@@ -146,10 +174,30 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	dist := harness.NewTable("report_distribution", "mechanism", "location", "beta", "epsilon", "row", "col", "probability")
 	stats := harness.NewTable("location_stats", slices.Concat([]string{"mechanism", "location", "beta", "epsilon"}, island.StatsHeader(), island.MetresHeader())...)
-	for _, m := range []struct {
+	mechs := []struct {
 		name string
 		op   kernels.ChannelOp
-	}{{"ba", ba}, {"lap", lap}} {
+	}{{"ba", ba}, {"lap", lap}}
+	em := harness.NewTable("elastic_metric", "beta", "epsilon", "parameter", "tight_epsilon", "evals",
+		"avg_distortion_ba", "avg_distortion_lap", "avg_distortion_elastic_metric")
+	if p.withElastic() {
+		ech, err := elasticAt(g, s.Prior, eps)
+		if err != nil {
+			return nil, err
+		}
+		mechs = append(mechs, struct {
+			name string
+			op   kernels.ChannelOp
+		}{elasticMetric, ech.Channel})
+		var dist [3]float64
+		for i, m := range mechs {
+			if dist[i], err = mechanism.TargetValueOp(mechanism.TargetDistortion, s.Prior, m.op); err != nil {
+				return nil, fmt.Errorf("%s: average distortion: %w", m.name, err)
+			}
+		}
+		em.Add(j.beta, eps, ech.Param, ech.Value, ech.Evals, dist[0], dist[1], dist[2])
+	}
+	for _, m := range mechs {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -180,5 +228,18 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	chans.Add(j.beta, 2*j.beta, tight, eps, ba.Iterations, sv.ExactCell())
 	inv := harness.NewTable("invertibility", append([]string{"beta"}, island.SingularHeader()...)...)
 	inv.Add(j.beta, sv.Row(g.Len()))
-	return []harness.Table{*dist, *stats, *chans, *inv}, nil
+	return []harness.Table{*dist, *stats, *chans, *inv, *em}, nil
+}
+
+// elasticAt is the elastic-metric mechanism on the island prior (its mass
+// function) calibrated to tight epsilon eps, the level LAP gets: at equal
+// Euclidean geo-indistinguishability the three mechanisms differ only in
+// where they spend it.
+func elasticAt(g kernels.Grid, prior []float64, eps float64) (*mechanism.Calibration, error) {
+	c, err := mechanism.Calibrate(mechanism.Elastic{}, g, g, prior, mechanism.TargetEps, eps,
+		mechanism.CalibrateOptions{RelTol: 1e-6, Method: mechanism.Illinois})
+	if err != nil {
+		return nil, fmt.Errorf("elastic-metric at tight eps %v: %w", eps, err)
+	}
+	return c, nil
 }

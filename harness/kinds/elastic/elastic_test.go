@@ -3,6 +3,7 @@ package elastic
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -11,6 +12,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/reftest"
 	"privic/kernels"
+	"privic/kernels/mechanism"
 )
 
 // TestTablesMatchDirectComputation checks the elastic job's tables
@@ -47,7 +49,83 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 	a, b := g.IndexOf(6, 3), g.IndexOf(3, 7)
 	checkDistributions(t, reftest.Table(t, ts, "report_distribution"), g, wide, C, L, tight, a, b)
 	checkSingularValue(t, reftest.Table(t, ts, "channels"), C)
-	checkStats(t, reftest.Table(t, ts, "location_stats"), g, wide, prior, C, L, a)
+	checkStats(t, reftest.Table(t, ts, "location_stats"), g, wide, prior, map[string][][]float64{"ba": C, "lap": L}, a)
+	if em := reftest.Table(t, ts, "elastic_metric"); len(em.Rows) != 0 {
+		t.Errorf("elastic_metric rows %v without the mechanism requested", em.Rows)
+	}
+}
+
+// TestElasticMetricBesideBAAndLAP: with "elastic-metric" listed, its
+// channel (the exponential mechanism over the elastic metric of the
+// island prior) has the tight epsilon LAP gets, measured on the plain
+// channel; its location statistics are counted directly from it; and the
+// average distortions of the three channels match plain sums.
+func TestElasticMetricBesideBAAndLAP(t *testing.T) {
+	p := def{}.NewParams()
+	p.Mechanisms = []string{"ba", "lap", "elastic-metric"}
+	if err := p.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	const beta = 0.8
+	s, err := p.Setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := datasets.Load("paris", datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ds.Grid
+	wide := g.Widen(5)
+	prior := reftest.ReferenceIsland(g, ds.Prior())
+	C := reftest.BA(g, prior, beta, 10)
+	tight := reftest.TightEps(g, C)
+	L := reftest.Laplace(g, wide, tight)
+	em := reftest.Table(t, ts, "elastic_metric")
+	if len(em.Rows) != 1 {
+		t.Fatalf("elastic_metric: %d rows", len(em.Rows))
+	}
+	r := em.Rows[0]
+	param := reftest.Float(t, em, r, "parameter")
+	ch, err := mechanism.Elastic{}.Channel(g, g, prior, param)
+	if err != nil {
+		t.Fatal(err)
+	}
+	E := make([][]float64, g.Len())
+	for x := range E {
+		E[x] = ch.Row(x)
+	}
+	if got := reftest.TightEps(g, E); !reftest.RelClose(got, tight, 1e-6) || !reftest.RelClose(reftest.Float(t, em, r, "tight_epsilon"), got, 1e-9) {
+		t.Errorf("elastic-metric at parameter %v: tight eps %v (table %v), LAP's eps %v", param, got, reftest.Float(t, em, r, "tight_epsilon"), tight)
+	}
+	distortion := func(M [][]float64, out kernels.Grid) float64 {
+		d := 0.0
+		for x, row := range M {
+			for y, v := range row {
+				d += prior[x] * v * reftest.Dist(g, x, out, y)
+			}
+		}
+		return d
+	}
+	for name, want := range map[string]float64{"avg_distortion_ba": distortion(C, g), "avg_distortion_lap": distortion(L, wide),
+		"avg_distortion_elastic_metric": distortion(E, g)} {
+		if got := reftest.Float(t, em, r, name); !reftest.RelClose(got, want, 1e-6) {
+			t.Errorf("%s = %v, direct %v", name, got, want)
+		}
+	}
+	checkStats(t, reftest.Table(t, ts, "location_stats"), g, wide, prior,
+		map[string][][]float64{"ba": C, "lap": L, "elastic-metric": E}, g.IndexOf(6, 3))
+	for _, bad := range [][]string{{"ba"}, {"ba", "lap", "optimal"}, {"ba", "lap", "lap"}} {
+		q := def{}.NewParams()
+		q.Mechanisms = bad
+		if err := q.Validate(); err == nil || !strings.Contains(err.Error(), "mechanisms") {
+			t.Errorf("mechanisms %q: %v", bad, err)
+		}
+	}
 }
 
 // checkDistributions checks every report probability of A and B against
@@ -104,15 +182,21 @@ func checkSingularValue(t *testing.T, ch *harness.Table, C [][]float64) {
 
 // checkStats checks the location statistics of A under both mechanisms,
 // counted directly from the plain channels and the island prior.
-func checkStats(t *testing.T, st *harness.Table, g, wide kernels.Grid, prior []float64, C, L [][]float64, a int) {
+func checkStats(t *testing.T, st *harness.Table, g, wide kernels.Grid, prior []float64, chans map[string][][]float64, a int) {
 	t.Helper()
+	seen := map[string]bool{}
 	for _, r := range st.Rows {
 		if reftest.Cell(t, st, r, "location") != "A" {
 			continue
 		}
-		M, out := C, g
-		if reftest.Cell(t, st, r, "mechanism") == "lap" {
-			M, out = L, wide
+		mech := reftest.Cell(t, st, r, "mechanism")
+		seen[mech] = true
+		M, out := chans[mech], g
+		if mech == "lap" {
+			out = wide
+		}
+		if M == nil {
+			t.Fatalf("location_stats: unexpected mechanism %q", mech)
 		}
 		desert, outside, block, ident := 0.0, 0.0, 0.0, 0.0
 		for y, v := range M[a] {
@@ -143,5 +227,8 @@ func checkStats(t *testing.T, st *harness.Table, g, wide kernels.Grid, prior []f
 				t.Errorf("%s at A: %s = %v, direct %v", reftest.Cell(t, st, r, "mechanism"), name, got, want)
 			}
 		}
+	}
+	if len(seen) != len(chans) {
+		t.Errorf("location_stats has A for %v, want %d mechanisms", seen, len(chans))
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -21,6 +22,16 @@ type level struct {
 	sv               island.Singular              // BA's smallest singular value
 	dist             map[string][]island.CellProb // key mechanism/location
 	stats            map[string]island.LocStats   // key mechanism/location
+	// elastic is the elastic-metric row (elastic_metric.csv), if run.
+	elastic *elasticRow
+}
+
+// elasticRow is one row of elastic_metric.csv.
+type elasticRow struct {
+	param, tight float64
+	// dist is the average distortion on the island prior of BA, LAP and
+	// the elastic-metric mechanism.
+	dist [3]float64
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
@@ -79,6 +90,13 @@ func readLevels(out *harness.Output) ([]*level, error) {
 		return nil, err
 	}
 	if err := readStats(out, byBeta); err != nil {
+		return nil, err
+	}
+	if err := eachLevelRow(out, "elastic_metric", []string{"parameter", "tight_epsilon",
+		"avg_distortion_ba", "avg_distortion_lap", "avg_distortion_elastic_metric"}, byBeta, func(rd *harness.Reader, i int, l *level) {
+		l.elastic = &elasticRow{param: rd.Float(i, "parameter"), tight: rd.Float(i, "tight_epsilon"),
+			dist: [3]float64{rd.Float(i, "avg_distortion_ba"), rd.Float(i, "avg_distortion_lap"), rd.Float(i, "avg_distortion_elastic_metric")}}
+	}); err != nil {
 		return nil, err
 	}
 	levels := make([]*level, 0, len(order))
@@ -206,6 +224,10 @@ type sectionData struct {
 	SVDMax             int
 	Channels, Where    [][]string
 	Claims             []harness.Claim
+	// Elastic is the elastic-metric mechanism's table and the sentences
+	// comparing it with BA (empty when it was not run).
+	Elastic      [][]string
+	ElasticWords []string
 }
 
 func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim) (string, error) {
@@ -225,7 +247,7 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 	pct := harness.FormatPct
 	for _, loc := range []string{"A", "B"} {
 		for _, l := range levels {
-			for _, m := range []string{"ba", "lap"} {
+			for _, m := range p.Mechanisms {
 				st := l.stats[m+"/"+loc]
 				d.Where = append(d.Where, []string{loc, sig(l.eps, 3), strings.ToUpper(m), pct(st.PDeserted), pct(st.POutside),
 					pct(st.PBlock), pct(st.PWithin1), sig(st.ExpPriorMass, 3), sig(st.ExpDistance, 3),
@@ -233,5 +255,33 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 			}
 		}
 	}
+	d.Elastic, d.ElasticWords = elasticWords(levels)
 	return harness.RenderFile(templates, "section.md.tmpl", d)
+}
+
+// elasticWords lays out the elastic-metric rows and answers, level by
+// level, whether BA behaves like the elastic mechanism at A (reports
+// into crowded cells rather than the deserted area around it) and at
+// what utility cost (average distortion on the island prior).
+func elasticWords(levels []*level) (rows [][]string, words []string) {
+	sig, pct := harness.FormatSig, harness.FormatPct
+	for _, l := range levels {
+		e := l.elastic
+		if e == nil {
+			continue
+		}
+		rows = append(rows, []string{sig(l.beta, 3), sig(l.eps, 4), sig(e.param, 4), sig(e.tight, 6),
+			sig(e.dist[0], 4), sig(e.dist[1], 4), sig(e.dist[2], 4)})
+		ba, lap, el := l.stats["ba/A"], l.stats["lap/A"], l.stats[elasticMetric+"/A"]
+		like := "like the elastic mechanism"
+		if math.Abs(ba.PDeserted-el.PDeserted) > math.Abs(ba.PDeserted-lap.PDeserted) {
+			like = "closer to LAP than to the elastic mechanism"
+		}
+		words = append(words, fmt.Sprintf("At eps = %s, BA behaves %s at A: P(deserted) %s (elastic-metric %s, LAP %s), identification of A %s (%s, %s), E[prior mass of report] %s (%s, %s); average distortion %s cells against the elastic mechanism's %s and LAP's %s.",
+			sig(l.eps, 3), like, pct(ba.PDeserted), pct(el.PDeserted), pct(lap.PDeserted),
+			pct(ba.MAPIdent), pct(el.MAPIdent), pct(lap.MAPIdent),
+			sig(ba.ExpPriorMass, 3), sig(el.ExpPriorMass, 3), sig(lap.ExpPriorMass, 3),
+			sig(e.dist[0], 3), sig(e.dist[2], 3), sig(e.dist[1], 3)))
+	}
+	return rows, words
 }

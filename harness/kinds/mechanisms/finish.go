@@ -84,7 +84,11 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 			figs = append(figs, harness.NamedFigure{Base: "frontier-" + city, Fig: fig})
 		}
 	}
-	md, err := section(p, cells, cals, wins, figs)
+	solves, err := harness.ReadTableAs(out, "lp_solves", readLPSolves)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	md, err := section(p, cells, cals, wins, solves, figs)
 	return harness.Section{Markdown: md, Skipped: append(skipped(cals), unmeasured(p, cells)...), Figures: figs}, err
 }
 

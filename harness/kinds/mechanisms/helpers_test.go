@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"privic/datasets"
@@ -52,20 +53,31 @@ func fcol(t *testing.T, tb harness.Table, row []string, name string) float64 {
 
 func runJob(t *testing.T, p *params, mech, cal string, level float64) (frontier, calib harness.Table) {
 	t.Helper()
+	fr, cb, _ := runJobLP(t, p, mech, cal, level)
+	return fr, cb
+}
+
+// runJobLP runs one job on the toy data set and returns its three tables.
+func runJobLP(t *testing.T, p *params, mech, cal string, level float64) (frontier, calib, lpSolves harness.Table) {
+	t.Helper()
 	j := job{p: p, ds: toy(), mech: mech, calibration: cal, level: level}
 	ts, err := def{p.reg}.Run(context.Background(), j, rand.New(rand.NewPCG(1, 2)))
 	if err != nil {
 		t.Fatalf("%s %s %v: %v", mech, cal, level, err)
 	}
-	if len(ts) != 2 || ts[0].Name != "frontier" || ts[1].Name != "calibration" {
+	if len(ts) != 3 || ts[0].Name != "frontier" || ts[1].Name != "calibration" || ts[2].Name != "lp_solves" {
 		t.Fatalf("tables %v", ts)
 	}
-	return ts[0], ts[1]
+	return ts[0], ts[1], ts[2]
 }
 
-// writeTables stores job tables as the harness would.
+// writeTables stores job tables as the harness would (lp_solves empty
+// unless given).
 func writeTables(t *testing.T, dir string, ts ...harness.Table) {
 	t.Helper()
+	if !slices.ContainsFunc(ts, func(tb harness.Table) bool { return tb.Name == "lp_solves" }) {
+		ts = append(ts, *harness.NewTable("lp_solves", lpSolvesHeader...))
+	}
 	for _, tb := range ts {
 		f, err := os.Create(filepath.Join(dir, tb.Name+".csv"))
 		if err != nil {

@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
+	"time"
 
 	"privic/datasets"
 	"privic/harness"
@@ -44,14 +46,17 @@ func (d def) About() harness.About {
 	if mechanism.SolverAvailable(mechanism.SolverGLPK) {
 		version += "+glpk"
 	}
+	if mechanism.SolverAvailable(mechanism.SolverCLP) {
+		version += "+clp"
+	}
 	return harness.About{
 		Name: "mechanisms",
 		Describe: "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") +
 			"), calibrated to equal tight epsilon, distortion or mutual information",
-		Tables:  []string{"frontier", "calibration", "frontier_summary", "winners", "mechanisms"},
+		Tables:  []string{"frontier", "calibration", "lp_solves", "frontier_summary", "winners", "mechanisms"},
 		Figures: []string{"frontier-<city>"},
 		Skips:   true,
-		Version: version + ".1",
+		Version: version + ".2",
 	}
 }
 
@@ -108,7 +113,7 @@ func (def) EstimateBytes(j job) int64 {
 		out = wide
 	}
 	var op int64
-	switch e.New(j.p.options()).(type) {
+	switch e.New(j.p.options(j.ds.Name)).(type) {
 	case mechanism.BA:
 		op = kernels.BAMemory(g)
 	case mechanism.LAP:
@@ -143,13 +148,20 @@ type setup struct {
 	lpRows   int
 	skip     string // non-empty: why the job cannot run
 	ops      bool   // run on the mechanism's operators
+	// opt is the optimal mechanism solved on the whole grid (not on
+	// blocks), nil otherwise: its calibration warm-starts every solve
+	// from the previous one, and every solve is logged in lp_solves.
+	opt *mechanism.Optimal
+	// lp is opt's solver on the city prior after calibration; the island
+	// prior's solve starts from its columns.
+	lp *mechanism.OptimalSolver
 }
 
 // newMechanism makes the mechanism of the registry entry e as the
 // parameters set it up for city: with the spec's options, and on blocks of
 // the grid where e asks for coarsening.
 func newMechanism(p *params, city string, e mechanism.Entry) mechanism.Mechanism {
-	m := e.New(p.options())
+	m := e.New(p.options(city))
 	if k := p.coarsen(city); e.Coarsen && k > 1 {
 		m = mechanism.Coarsened{Base: m, Factor: k}
 	}
@@ -169,10 +181,13 @@ func build(p *params, city, name string, g kernels.Grid) setup {
 		s.out = g.Widen(p.LapWiden)
 	}
 	s.ops = useOperators(s.m, g)
+	if o, ok := s.m.(mechanism.Optimal); ok {
+		s.opt = &o
+	}
 	if lp, ok := s.m.(mechanism.LP); ok {
 		if size := lp.LPSize(s.in, s.out); size.Constraints > 0 {
 			s.lpSolver, s.lpRows = size.Solver, size.Constraints
-			if limit := p.lpLimit(s.lpSolver); s.lpRows > limit {
+			if limit := p.lpLimit(s.lpSolver); s.lpRows > limit && size.Method != mechanism.MethodDecompose {
 				s.skip = fmt.Sprintf("LP on the %v grid has %d constraints, above the limit %d for solver %s (params.lp.max_constraints, params.lp.coarsen; build with -tags glpk for the sparse solver)",
 					size.Grid, s.lpRows, limit, s.lpSolver)
 			}
@@ -185,6 +200,16 @@ var frontierHeader = []string{"city", "mechanism", "calibration", "level", "para
 	"mutual_information", "tight_epsilon", "bayes_error", "identification_A", "sim", "identification_A_map",
 	"emd_m", "avg_distortion_m", "bayes_error_m"}
 
+// lpSolvesHeader is lp_solves.csv: one row per LP solve of the optimal
+// mechanism on the whole grid, on the city's prior (calibration) or on the
+// island prior (identification of A). dilation is δ of the spanner (1:
+// all pairs); constraints count the full LP's rows whether or not the
+// method builds them; gap is (primal - dual)/primal with dual a certified
+// lower bound; tight_epsilon is the returned channel's, checked <= eps.
+var lpSolvesHeader = []string{"city", "mechanism", "calibration", "level", "prior", "solve", "solver", "method", "spanner",
+	"dilation", "variables", "constraints", "rounds", "iterations", "columns", "pricing_rows", "warm", "eps",
+	"primal", "dual", "gap", "tight_epsilon", "seconds"}
+
 var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "parameter_name", "parameter", "value",
 	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
 
@@ -193,9 +218,18 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	s := build(p, ds.Name, j.mech, ds.Grid)
 	frontier := harness.NewTable("frontier", frontierHeader...)
 	cal := harness.NewTable("calibration", calibrationHeader...)
+	lps := harness.NewTable("lp_solves", lpSolvesHeader...)
+	tables := func() []harness.Table { return []harness.Table{*frontier, *cal, *lps} }
 	name, paramName := j.mech, ""
 	if s.m != nil {
 		name, paramName = s.m.Info().Name, s.m.Info().Param
+	}
+	logSolves := func(prior string, solves []mechanism.LPStats) {
+		for i, st := range solves {
+			lps.Add(ds.Name, name, j.calibration, j.level, prior, i, st.Solver, st.Method, s.opt.Spanner, st.Dilation,
+				st.Variables, st.Constraints, st.Rounds, st.Iterations, st.Columns, st.PricingRows, fmt.Sprint(st.Warm), st.Eps,
+				st.Primal, st.Dual, st.Gap, st.TightEps, st.Seconds)
+		}
 	}
 	calRow := func(param, value float64, evals int, status string) {
 		lpRows := ""
@@ -204,22 +238,50 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		}
 		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
 	}
+	if s.skip == "" && s.opt != nil {
+		switch {
+		case !mechanism.SolverAvailable(s.opt.Solver):
+			s.skip = fmt.Sprintf("LP solver %s not compiled in (build with -tags %s; ./run.sh does where the library is installed)", s.opt.Solver, s.opt.Solver)
+		case len(p.LP.Calibrations) > 0 && !slices.Contains(p.LP.Calibrations, j.calibration):
+			s.skip = fmt.Sprintf("calibration %s of the whole-grid LP left out by params.lp.calibrations %q", j.calibration, p.LP.Calibrations)
+		}
+	}
 	if s.skip != "" {
 		calRow(math.NaN(), math.NaN(), 0, "skipped: "+s.skip)
-		return []harness.Table{*frontier, *cal}, nil
+		return tables(), nil
 	}
-	res, err := calibrate(ctx, j, s)
+	m := s.m
+	var solver *mechanism.OptimalSolver
+	if s.opt != nil {
+		var err error
+		if solver, err = s.opt.NewSolver(s.in, s.out, ds.Prior()); err != nil {
+			return nil, err
+		}
+		if p.LP.TimeLimit > 0 {
+			solver.Deadline = time.Now().Add(time.Duration(p.LP.TimeLimit * float64(time.Second)))
+		}
+		m = solver.Mechanism()
+	}
+	res, err := calibrate(ctx, j, s, m)
+	if solver != nil {
+		logSolves("city", solver.Solves)
+	}
 	if errors.Is(err, mechanism.ErrOutOfReach) {
 		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
-		return []harness.Table{*frontier, *cal}, nil
+		return tables(), nil
 	}
 	if errors.Is(err, mechanism.ErrIntractable) {
 		calRow(math.NaN(), math.NaN(), 0, "refused: "+err.Error())
-		return []harness.Table{*frontier, *cal}, nil
+		return tables(), nil
+	}
+	if errors.Is(err, mechanism.ErrTimeLimit) {
+		calRow(math.NaN(), math.NaN(), 0, "time limit: "+err.Error())
+		return tables(), nil
 	}
 	if err != nil {
 		return nil, err
 	}
+	s.lp = solver
 	status := "ok"
 	if res.Jump {
 		// The quantity jumps over the level (LP vertices switch); the
@@ -227,15 +289,25 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		// metric columns show where it landed.
 		status = "jump"
 	}
-	calRow(res.Param, res.Value, res.Evals, status)
-	if err := measure(ctx, j, s, res, rng, frontier); err != nil {
+	island, err := measure(ctx, j, s, res, rng, frontier)
+	if island != nil {
+		logSolves("island", island.Solves)
+	}
+	if errors.Is(err, mechanism.ErrTimeLimit) {
+		frontier.Rows = nil
+		calRow(res.Param, res.Value, res.Evals, "time limit: identification on the island prior: "+err.Error())
+		return tables(), nil
+	}
+	if err != nil {
 		return nil, err
 	}
-	return []harness.Table{*frontier, *cal}, nil
+	calRow(res.Param, res.Value, res.Evals, status)
+	return tables(), nil
 }
 
 // calibrate finds the mechanism's parameter at the job's level.
-func calibrate(ctx context.Context, j job, s setup) (*mechanism.Calibration, error) {
+// m is s.m or, for the optimal mechanism, its warm-started solver.
+func calibrate(ctx context.Context, j job, s setup, m mechanism.Mechanism) (*mechanism.Calibration, error) {
 	target, err := mechanism.ParseTarget(j.calibration)
 	if err != nil {
 		return nil, err
@@ -247,13 +319,18 @@ func calibrate(ctx context.Context, j job, s setup) (*mechanism.Calibration, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return mechanism.Calibrate(s.m, s.in, s.out, j.ds.Prior(), target, j.level,
-		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true, Operators: s.ops})
+	tol := j.p.CalibrationTol
+	if s.lpSolver != "" && j.p.LP.CalibrationTol > 0 {
+		tol = j.p.LP.CalibrationTol
+	}
+	return mechanism.Calibrate(m, s.in, s.out, j.ds.Prior(), target, j.level,
+		mechanism.CalibrateOptions{RelTol: tol, Method: method, AcceptJump: true, Operators: s.ops})
 }
 
 // measure adds the calibrated channel's frontier rows: its metrics, the
-// identification of A, and the utility of every simulation.
-func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
+// identification of A, and the utility of every simulation. For the
+// optimal mechanism it returns the solver of the island prior's LP.
+func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) (*mechanism.OptimalSolver, error) {
 	p, ds := j.p, j.ds
 	var ch kernels.ChannelOp = res.Channel
 	prior := ds.Prior()
@@ -269,58 +346,69 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	idPost, idMAP := math.NaN(), math.NaN()
+	var islandLP *mechanism.OptimalSolver
 	if a, ok := p.aCells[ds.Name]; ok {
-		if idPost, idMAP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
-			return err
+		if idPost, idMAP, islandLP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
+			return nil, err
 		}
 	}
 	for sim := 0; sim < p.Sims; sim++ {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		r := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		emd, err := utility(r, ds, prior, ch, p.IBUIterations)
 		if err != nil {
-			return fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
+			return nil, fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
 		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
 			met.TightEps, met.BayesError, idPost, sim, idMAP,
 			param.Metres(ds, emd), param.Metres(ds, met.AvgDistortion), param.Metres(ds, met.BayesError))
 	}
-	return nil
+	return islandLP, nil
 }
 
 // identification measures A on the island prior. Prior-dependent
 // mechanisms are rebuilt for the island prior at the calibrated parameter
-// (the parameter, not the level, is what a deployment fixes).
-func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch kernels.ChannelOp) (post, mapProb float64, err error) {
+// (the parameter, not the level, is what a deployment fixes); the
+// optimal mechanism's solver on the island prior is returned for its
+// statistics.
+func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch kernels.ChannelOp) (post, mapProb float64, lp *mechanism.OptimalSolver, err error) {
 	idx, err := a.Index(ds.Grid, "a."+ds.Name)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, nil, err
 	}
 	island, err := datasets.Island(ds.Grid, ds.Prior(), p.Island.Options(ds, idx))
 	if err != nil {
-		return 0, 0, fmt.Errorf("island prior of %s: %w", ds.Name, err)
+		return 0, 0, nil, fmt.Errorf("island prior of %s: %w", ds.Name, err)
 	}
 	if s.ops {
 		ich := ch
 		if s.m.Info().PriorDependent {
 			if ich, err = s.m.(mechanism.Operator).Op(s.in, s.out, island, param); err != nil {
-				return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
+				return 0, 0, nil, fmt.Errorf("channel on the island prior: %w", err)
 			}
 		}
-		return mechanism.IdentificationOp(island, ich, idx)
+		post, mapProb, err = mechanism.IdentificationOp(island, ich, idx)
+		return post, mapProb, nil, err
 	}
 	ich := ch.(*kernels.Channel)
-	if s.m.Info().PriorDependent {
-		if ich, err = s.m.Channel(s.in, s.out, island, param); err != nil {
-			return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
+	switch {
+	case s.lp != nil:
+		if lp, err = s.lp.ForPrior(island); err == nil {
+			ich, _, err = lp.Solve(param)
 		}
+	case s.m.Info().PriorDependent:
+		ich, err = s.m.Channel(s.in, s.out, island, param)
 	}
-	return mechanism.Identification(island, ich, idx)
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("channel on the island prior: %w", err)
+	}
+	post, mapProb, err = mechanism.Identification(island, ich, idx)
+	return post, mapProb, lp, err
 }
 
 // utility obfuscates every check-in of ds with ch, estimates the prior

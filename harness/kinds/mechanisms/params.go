@@ -58,10 +58,31 @@ type params struct {
 
 // lpParams is [params.lp].
 type lpParams struct {
-	// Solver is "auto" (glpk if compiled in, else gonum), "gonum" or "glpk".
+	// Solver is "auto" (glpk if compiled in, else gonum), "gonum", "glpk"
+	// or "clp".
 	Solver string `toml:"solver"`
+	// Method is the solve method of mechanism.Optimal: "" (the solver's
+	// default), "decompose" (certified Dantzig-Wolfe decomposition, whole
+	// city grids), "dual", "primal" or "interior".
+	Method string `toml:"method"`
 	// Spanner: 0 all pairs, k >= 1 the spanner of mechanism.Optimal.
 	Spanner int `toml:"spanner"`
+	// Spanners overrides Spanner per dataset ("default": the others).
+	Spanners map[string]int `toml:"spanners"`
+	// CalibrationTol, if > 0, replaces calibration_tol for the mechanisms
+	// solved as linear programs (their calibrations over eps cost a solve
+	// per step).
+	CalibrationTol float64 `toml:"calibration_tol"`
+	// TimeLimit bounds the LP solves of one job of the optimal mechanism
+	// on a whole grid (its calibration and the island prior's solve), in
+	// seconds (0: none); a job that reaches it is recorded as such, not as
+	// a failure.
+	TimeLimit float64 `toml:"time_limit"`
+	// Calibrations, if set, are the only calibrations the optimal
+	// mechanism runs on whole grids (not on blocks); its others are
+	// skipped and say so. The distortion and mutual-information
+	// calibrations solve the LP at every step of the search over eps.
+	Calibrations []string `toml:"calibrations"`
 	// Coarsen maps a dataset to the block size the costly mechanisms are
 	// solved on (1: the full grid), with a "default" entry for the
 	// others; a dataset without either gets autoCoarsen's.
@@ -86,7 +107,7 @@ func defaultParams(reg *mechanism.Registry) *params {
 		PlanarPoint:       "uniform",
 		CalibrationTol:    mechanism.DefaultRelTol,
 		CalibrationMethod: "illinois",
-		LP:                lpParams{Solver: "auto", Spanner: 1, Coarsen: map[string]int{}},
+		LP:                lpParams{Solver: "auto", Spanner: 1, Spanners: map[string]int{}, Coarsen: map[string]int{}},
 		A:                 map[string]param.Loc{},
 		Island:            island.Default(),
 		reg:               reg,
@@ -214,11 +235,30 @@ func (p *params) validateLevels() error {
 }
 
 func (p *params) validateLP() error {
-	if err := harness.OneOf("lp.solver", p.LP.Solver, "auto", mechanism.SolverGonum, mechanism.SolverGLPK); err != nil {
+	if err := harness.OneOf("lp.solver", p.LP.Solver, "auto", mechanism.SolverGonum, mechanism.SolverGLPK, mechanism.SolverCLP); err != nil {
 		return err
+	}
+	if p.LP.Method != "" {
+		if err := harness.OneOf("lp.method", p.LP.Method, mechanism.MethodDecompose, mechanism.MethodDual, mechanism.MethodPrimal, mechanism.MethodInterior); err != nil {
+			return err
+		}
 	}
 	if err := harness.IntIn("lp.spanner", p.LP.Spanner, 0, 10); err != nil {
 		return err
+	}
+	if err := param.PerData(&p.Catalog, "lp.spanners", p.LP.Spanners, param.IntsIn(0, 10)); err != nil {
+		return err
+	}
+	if t := p.LP.TimeLimit; !(t >= 0 && t <= 1e6) {
+		return fmt.Errorf("params.lp.time_limit = %v: must be 0 (none) or seconds in (0, 1e6]", t)
+	}
+	if len(p.LP.Calibrations) > 0 {
+		if err := distinct("lp.calibrations", p.LP.Calibrations, mechanism.Targets()); err != nil {
+			return err
+		}
+	}
+	if c := p.LP.CalibrationTol; c != 0 && !(c >= 1e-12 && c <= 0.1) {
+		return fmt.Errorf("params.lp.calibration_tol = %v: must be 0 (calibration_tol) or lie in [1e-12, 0.1]", c)
 	}
 	if err := param.PerData(&p.Catalog, "lp.coarsen", p.LP.Coarsen, param.IntsIn(1, 100)); err != nil {
 		return err
@@ -293,11 +333,14 @@ func autoCoarsen(rows, cols int) int {
 	}
 }
 
-// options are the mechanisms' settings from the params.
-func (p *params) options() mechanism.Options {
+// spanner is the LP spanner of city.
+func (p *params) spanner(city string) int { return param.Get(p.LP.Spanners, city, p.LP.Spanner) }
+
+// options are the mechanisms' settings from the params for city.
+func (p *params) options(city string) mechanism.Options {
 	pm := mechanism.UniformInCell
 	if p.PlanarPoint == "centre" {
 		pm = mechanism.CellCentre
 	}
-	return mechanism.Options{BAIterations: p.BAIterations, PlanarPoint: pm, LPSolver: p.lpSolver(), LPSpanner: p.LP.Spanner}
+	return mechanism.Options{BAIterations: p.BAIterations, PlanarPoint: pm, LPSolver: p.lpSolver(), LPMethod: p.LP.Method, LPSpanner: p.spanner(city)}
 }

@@ -30,10 +30,14 @@ type sectionData struct {
 	Titles, Mechanisms, Cells         []string
 	Method, Tol, Calibrations, Points string
 	Sims, IBUIterations, LapWiden     int
-	LPSolver, Coarsen                 string
-	Spanner                           int
-	Skipped, Jumps                    []string
-	Cities                            []citySection
+	// LPWords says how the optimal mechanism was solved; Coarse whether
+	// on blocks for some city; LPSolves and Optimum summarise its solves
+	// and compare it with the others (whole grids only).
+	LPWords           string
+	Coarse            bool
+	LPSolves, Optimum []string
+	Skipped, Jumps    []string
+	Cities            []citySection
 }
 
 // citySection is one city's part: its figure and a table per footing.
@@ -53,11 +57,14 @@ type footing struct {
 // section writes the Markdown section for results/REPORT.md: the set-up,
 // per city the figure, the EMD of every mechanism per footing and level
 // with the winner, and the parameters calibration found.
-func section(p *params, cells []*cell, cals []calRow, wins []winner, figs harness.Figures) (string, error) {
+func section(p *params, cells []*cell, cals []calRow, wins []winner, solves []lpSolve, figs harness.Figures) (string, error) {
 	d := sectionData{Mechanisms: p.Mechanisms, Method: p.CalibrationMethod, Tol: harness.FormatSig(p.CalibrationTol, 3),
 		Calibrations: calList(p), Sims: p.Sims, IBUIterations: p.IBUIterations, LapWiden: p.LapWiden,
-		Points:   map[string]string{"uniform": "uniformly in its cell", "centre": "at its cell's centre"}[p.PlanarPoint],
-		LPSolver: p.lpSolver(), Spanner: p.LP.Spanner, Coarsen: coarsenList(p)}
+		Points:  map[string]string{"uniform": "uniformly in its cell", "centre": "at its cell's centre"}[p.PlanarPoint],
+		LPWords: lpParagraph(p), LPSolves: lpWords(solves), Optimum: optimumWords(p, cells, solves)}
+	for _, c := range p.Cities {
+		d.Coarse = d.Coarse || p.coarsen(c) > 1
+	}
 	sig := harness.FormatSig
 	for _, c := range cals {
 		switch {
@@ -167,15 +174,6 @@ func calList(p *params) string {
 		s = append(s, fmt.Sprintf("%s (%s)", calName(c), harness.FormatList(p.levels(c).Values(), 4)))
 	}
 	return strings.Join(s, "; ")
-}
-
-func coarsenList(p *params) string {
-	var s []string
-	for _, c := range p.Cities {
-		k := p.coarsen(c)
-		s = append(s, fmt.Sprintf("%s %dx%d", c, k, k))
-	}
-	return strings.Join(s, ", ")
 }
 
 // shortStatus keeps the first clause of a status for prose.

@@ -1,0 +1,12 @@
+//go:build !clp || !cgo
+
+package mechanism
+
+import "errors"
+
+// haveCLP reports whether the CLP solver is compiled in (build tag clp).
+const haveCLP = false
+
+func newCLPModel() (lpModel, error) {
+	return nil, errors.New("clp: not compiled in (build with -tags clp; needs Debian package coinor-libclp-dev)")
+}
