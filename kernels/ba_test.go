@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -63,8 +65,8 @@ func relClose(got, want, tol float64) bool {
 }
 
 func TestBAMatchesPlainParis(t *testing.T) {
-	g, counts := loadSharedCity(t, "paris")
-	prior := sharedPrior(counts)
+	g, counts := loadCity(t, "paris")
+	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
 		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
 		if err != nil {
@@ -328,32 +330,42 @@ func TestBAErrors(t *testing.T) {
 		f(p)
 		return p
 	}
+	// A grid one row beyond the size limit, with a valid prior, so that only
+	// the size guard can refuse it.
+	huge := Grid{Rows: maxChannelCells/128 + 1, Cols: 128}
 	cases := []struct {
 		name  string
 		g     Grid
 		prior []float64
 		cfg   BAConfig
+		want  string
 	}{
-		{"beta 0", g, good, BAConfig{Beta: 0, Iterations: 1}},
-		{"beta <0", g, good, BAConfig{Beta: -1, Iterations: 1}},
-		{"beta NaN", g, good, BAConfig{Beta: math.NaN(), Iterations: 1}},
-		{"beta Inf", g, good, BAConfig{Beta: math.Inf(1), Iterations: 1}},
-		{"iterations <0", g, good, BAConfig{Beta: 1, Iterations: -1}},
-		{"delta 0", g, good, BAConfig{Beta: 1}},
-		{"delta NaN", g, good, BAConfig{Beta: 1, Delta: math.NaN()}},
-		{"max iterations <0", g, good, BAConfig{Beta: 1, Delta: 1e-3, MaxIterations: -2}},
-		{"short prior", g, good[:11], BAConfig{Beta: 1, Iterations: 1}},
-		{"negative", g, bad(func(p []float64) { p[0] = -p[0]; p[1] += 2 * p[1] }), BAConfig{Beta: 1, Iterations: 1}},
-		{"NaN", g, bad(func(p []float64) { p[3] = math.NaN() }), BAConfig{Beta: 1, Iterations: 1}},
-		{"Inf", g, bad(func(p []float64) { p[3] = math.Inf(1) }), BAConfig{Beta: 1, Iterations: 1}},
-		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}},
-		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}},
-		{"huge grid", Grid{Rows: 200, Cols: 200}, nil, BAConfig{Beta: 1, Iterations: 1}},
+		{"beta 0", g, good, BAConfig{Beta: 0, Iterations: 1}, "ba: beta = 0: must be finite and > 0"},
+		{"beta <0", g, good, BAConfig{Beta: -1, Iterations: 1}, "ba: beta = -1: must be finite and > 0"},
+		{"beta NaN", g, good, BAConfig{Beta: math.NaN(), Iterations: 1}, "ba: beta = NaN: must be finite and > 0"},
+		{"beta Inf", g, good, BAConfig{Beta: math.Inf(1), Iterations: 1}, "ba: beta = +Inf: must be finite and > 0"},
+		{"iterations <0", g, good, BAConfig{Beta: 1, Iterations: -1}, "ba: iterations = -1: must be >= 0"},
+		{"delta 0", g, good, BAConfig{Beta: 1}, "ba: convergence mode (iterations = 0): delta = 0: must be finite and > 0"},
+		{"delta NaN", g, good, BAConfig{Beta: 1, Delta: math.NaN()}, "delta = NaN: must be finite and > 0"},
+		{"max iterations <0", g, good, BAConfig{Beta: 1, Delta: 1e-3, MaxIterations: -2}, "ba: max iterations = -2: must be >= 0"},
+		{"short prior", g, good[:11], BAConfig{Beta: 1, Iterations: 1}, "ba: prior has 11 entries, want 12"},
+		{"negative", g, bad(func(p []float64) { p[0] = -p[0]; p[1] += 2 * p[1] }), BAConfig{Beta: 1, Iterations: 1}, "prior[0] = -0.08333333333333333: entries must be finite and >= 0"},
+		{"NaN", g, bad(func(p []float64) { p[3] = math.NaN() }), BAConfig{Beta: 1, Iterations: 1}, "prior[3] = NaN: entries must be finite and >= 0"},
+		{"Inf", g, bad(func(p []float64) { p[3] = math.Inf(1) }), BAConfig{Beta: 1, Iterations: 1}, "prior[3] = +Inf: entries must be finite and >= 0"},
+		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}, "ba: prior sums to 1.00083"},
+		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}, "ba: grid 0x4: rows and cols must be > 0"},
+		{"huge grid", huge, uniform(huge.Len()), BAConfig{Beta: 1, Iterations: 1},
+			fmt.Sprintf("ba: grid %v has %d cells; at most %d", huge, huge.Len(), maxChannelCells)},
 	}
 	for _, tc := range cases {
-		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil {
-			t.Errorf("%s: no error", tc.name)
+		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
+	}
+	// The largest grid allowed is accepted.
+	edge := Grid{Rows: maxChannelCells / 128, Cols: 128}
+	if _, err := BA(edge, uniform(edge.Len()), BAConfig{Beta: 1, Iterations: 1}); err != nil {
+		t.Errorf("%v (%d cells, the limit): %v", edge, edge.Len(), err)
 	}
 	// Within the documented tolerance the prior is accepted.
 	if _, err := BA(g, bad(func(p []float64) { p[0] += 1e-10 }), BAConfig{Beta: 1, Iterations: 1}); err != nil {

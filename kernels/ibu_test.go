@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -340,8 +341,8 @@ func TestIBUZeroOutputs(t *testing.T) {
 		}
 	}
 	// Nothing explainable: an error, not NaN.
-	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil {
-		t.Error("unexplainable reports: no error")
+	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil || !strings.Contains(err.Error(), "ibu: no report can be produced by the current estimate") {
+		t.Errorf("unexplainable reports: error %v", err)
 	}
 	// Reports whose probability under the estimate is subnormal.
 	tiny, _ := NewChannel(Grid{Rows: 1, Cols: 2}, Grid{Rows: 1, Cols: 2})
@@ -457,45 +458,51 @@ func TestIBUErrors(t *testing.T) {
 		ch       *Channel
 		q, start []float64
 		cfg      IBUConfig
+		want     string
 	}{
-		{"nil channel", nil, q, nil, IBUConfig{Iterations: 1}},
-		{"short q", ch, q[:3], nil, IBUConfig{Iterations: 1}},
-		{"q not normalised", ch, []float64{0.5, 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
-		{"q negative", ch, []float64{1.5, -0.5, 0, 0}, nil, IBUConfig{Iterations: 1}},
-		{"q NaN", ch, []float64{math.NaN(), 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
-		{"start short", ch, q, []float64{1}, IBUConfig{Iterations: 1}},
-		{"start not normalised", ch, q, []float64{1, 1, 0, 0}, IBUConfig{Iterations: 1}},
-		{"iterations <0", ch, q, nil, IBUConfig{Iterations: -1}},
-		{"delta 0", ch, q, nil, IBUConfig{}},
-		{"delta Inf", ch, q, nil, IBUConfig{Delta: math.Inf(1)}},
-		{"channel size", badCh(func(c *Channel) { c.P = c.P[:15] }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel NaN", badCh(func(c *Channel) { c.P[5] = math.NaN() }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel Inf", badCh(func(c *Channel) { c.P[5] = math.Inf(1) }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel negative", badCh(func(c *Channel) { c.P[4] += c.P[5] + 0.1; c.P[5] = -0.1 }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel row sum", badCh(func(c *Channel) { c.P[0] += 0.01 }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel grid", badCh(func(c *Channel) { c.In.Rows = 0 }), q, nil, IBUConfig{Iterations: 1}},
+		{"nil channel", nil, q, nil, IBUConfig{Iterations: 1}, "ibu: channel is nil"},
+		{"short q", ch, q[:3], nil, IBUConfig{Iterations: 1}, "ibu: report distribution q has 3 entries, want 4"},
+		{"q not normalised", ch, []float64{0.5, 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}, "ibu: report distribution q sums to 1.5, want 1"},
+		{"q negative", ch, []float64{1.5, -0.5, 0, 0}, nil, IBUConfig{Iterations: 1}, "q[1] = -0.5: entries must be finite and >= 0"},
+		{"q NaN", ch, []float64{math.NaN(), 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}, "q[0] = NaN: entries must be finite and >= 0"},
+		{"start short", ch, q, []float64{1}, IBUConfig{Iterations: 1}, "ibu: start has 1 entries, want 4"},
+		{"start not normalised", ch, q, []float64{1, 1, 0, 0}, IBUConfig{Iterations: 1}, "ibu: start sums to 2, want 1"},
+		{"iterations <0", ch, q, nil, IBUConfig{Iterations: -1}, "ibu: iterations = -1: must be >= 0"},
+		{"delta 0", ch, q, nil, IBUConfig{}, "ibu: convergence mode (iterations = 0): delta = 0: must be finite and > 0"},
+		{"delta Inf", ch, q, nil, IBUConfig{Delta: math.Inf(1)}, "delta = +Inf: must be finite and > 0"},
+		{"max iterations <0", ch, q, nil, IBUConfig{Delta: 1e-3, MaxIterations: -1}, "ibu: max iterations = -1: must be >= 0"},
+		{"channel size", badCh(func(c *Channel) { c.P = c.P[:15] }), q, nil, IBUConfig{Iterations: 1}, "ibu: channel 2x2 -> 2x2 has 15 entries, want 16"},
+		{"channel NaN", badCh(func(c *Channel) { c.P[5] = math.NaN() }), q, nil, IBUConfig{Iterations: 1}, "ibu: batch 0: channel row 1 is not a distribution"},
+		{"channel Inf", badCh(func(c *Channel) { c.P[5] = math.Inf(1) }), q, nil, IBUConfig{Iterations: 1}, "channel row 1 is not a distribution"},
+		{"channel negative", badCh(func(c *Channel) { c.P[4] += c.P[5] + 0.1; c.P[5] = -0.1 }), q, nil, IBUConfig{Iterations: 1}, "channel row 1 is not a distribution"},
+		{"channel row sum", badCh(func(c *Channel) { c.P[0] += 0.01 }), q, nil, IBUConfig{Iterations: 1}, "channel row 0 is not a distribution (entries finite and >= 0, sum 1 within 4e-09)"},
+		{"channel grid", badCh(func(c *Channel) { c.In.Rows = 0 }), q, nil, IBUConfig{Iterations: 1}, "ibu: channel input grid 0x2: rows and cols must be > 0"},
+		{"channel output grid", badCh(func(c *Channel) { c.Out.Cols = -1 }), q[:0], nil, IBUConfig{Iterations: 1}, "channel output grid 2x-1: rows and cols must be > 0"},
 	}
 	for _, tc := range cases {
-		if _, _, err := IBU(tc.ch, tc.q, tc.start, tc.cfg); err == nil {
-			t.Errorf("%s: no error", tc.name)
+		if _, _, err := IBU(tc.ch, tc.q, tc.start, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 	other, _ := Laplace(Grid{Rows: 1, Cols: 3}, g, 1)
 	gcases := []struct {
 		name    string
 		batches []Batch
+		want    string
 	}{
-		{"no batches", nil},
-		{"input mismatch", []Batch{{ch, q}, {other, q}}},
-		{"counts zero", []Batch{{ch, []float64{0, 0, 0, 0}}}},
-		{"counts negative", []Batch{{ch, []float64{1, -1, 0, 0}}}},
-		{"counts short", []Batch{{ch, []float64{1, 1}}}},
-		{"counts Inf", []Batch{{ch, []float64{1, math.Inf(1), 0, 0}}}},
-		{"nil channel", []Batch{{nil, q}}},
+		{"no batches", nil, "gibu: no batches"},
+		{"input mismatch", []Batch{{ch, q}, {other, q}}, "gibu: batch 1: channel input 1x3 differs from batch 0's 2x2"},
+		{"counts zero", []Batch{{ch, []float64{0, 0, 0, 0}}}, "gibu: batch 0: counts: total 0 must be finite and > 0"},
+		{"counts negative", []Batch{{ch, []float64{1, -1, 0, 0}}}, "gibu: batch 0: counts[1] = -1: entries must be finite and >= 0"},
+		{"counts short", []Batch{{ch, []float64{1, 1}}}, "gibu: batch 0: counts has 2 entries, want 4"},
+		{"counts Inf", []Batch{{ch, []float64{1, math.Inf(1), 0, 0}}}, "counts[1] = +Inf: entries must be finite and >= 0"},
+		{"counts overflow", []Batch{{ch, []float64{math.MaxFloat64, 0, 0, 0}}, {ch, []float64{math.MaxFloat64, 0, 0, 0}}}, "gibu: total count overflows"},
+		{"nil channel", []Batch{{nil, q}}, "gibu: batch 0: channel is nil"},
+		{"bad row", []Batch{{ch, q}, {badCh(func(c *Channel) { c.P[15] = 2 }), q}}, "gibu: batch 1: channel row 3 is not a distribution"},
 	}
 	for _, tc := range gcases {
-		if _, _, err := GIBU(tc.batches, nil, IBUConfig{Iterations: 1}); err == nil {
-			t.Errorf("GIBU %s: no error", tc.name)
+		if _, _, err := GIBU(tc.batches, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("GIBU %s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -532,8 +539,8 @@ func TestIBUOnBA(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil {
-		t.Error("nil BA channel accepted")
+	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), "ibu: BA channel is nil or not built by BA") {
+		t.Errorf("nil BA channel: error %v", err)
 	}
 }
 

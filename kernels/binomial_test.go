@@ -1,0 +1,121 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// binomialPMFRange returns the exact pmf of Binomial(n, p) on [lo, hi],
+// computed from log-gamma (independent of the sampler's recursions), with
+// lo and hi 15 standard deviations (and 20 values) around the mean: the
+// mass outside is below 1e-40.
+func binomialPMFRange(n int, p float64) (pmf []float64, lo int) {
+	mean, sd := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
+	lo = max(0, int(mean-15*sd)-20)
+	hi := min(n, int(mean+15*sd)+20)
+	pmf = make([]float64, hi-lo+1)
+	for k := lo; k <= hi; k++ {
+		pmf[k-lo] = binomialPMF(n, k, p)
+	}
+	return pmf, lo
+}
+
+// TestBinomial checks the sampler against the exact pmf in both regimes
+// (inversion for n min(p,1-p) < 10, BTRD above, with its exact test
+// reached for |k - mode| > 15 when npq is large) and for p > 1/2, by
+// Pearson's statistic on 100 bins of equal probability, with a negative
+// control in each case (see reweighted).
+//
+// The draws are enough to catch BTRD's hat function scaled by 0.9 in every
+// BTRD case (the chi-square noncentrality per draw is 1e-4 to 1e-3), and
+// by 0.98 in the last case, where it is 2.4e-5 per draw (8e6 draws: about
+// 190, well beyond the quantile); for smaller npq a 2% error of the hat
+// moves the law by less than 1e-6 per draw.
+func TestBinomial(t *testing.T) {
+	for i, tc := range []struct {
+		n     int
+		p     float64
+		draws int
+	}{
+		{1, 0.5, 200_000}, {7, 0.3, 200_000}, {40, 0.1, 200_000}, {2000, 0.003, 200_000}, {60, 0.9, 200_000},
+		{30, 0.4, 1_000_000}, {100, 0.37, 1_000_000}, {1000, 0.5, 1_000_000}, {250, 0.93, 1_000_000},
+		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000},
+	} {
+		t.Run(fmt.Sprintf("n=%d,p=%v", tc.n, tc.p), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(61, uint64(i)))
+			pmf, lo := binomialPMFRange(tc.n, tc.p)
+			bins := newEqBins(pmf, lo, 100)
+			crit := chiSquareCritical(len(bins.prob))
+			sum, sum2 := 0.0, 0.0
+			draw := func() int {
+				k := binomial(rng, tc.n, tc.p)
+				if k < 0 || k > tc.n {
+					t.Fatalf("drew %d", k)
+				}
+				sum += float64(k)
+				sum2 += float64(k) * float64(k)
+				return k
+			}
+			s := bins.stat(tc.draws, draw)
+			if s > crit {
+				t.Errorf("chi-square %.1f > %.1f (%d bins, alpha %v)", s, crit, len(bins.prob), gofAlpha)
+			}
+			// The first two moments, against the closed forms np and npq.
+			d := float64(tc.draws)
+			mean, v := float64(tc.n)*tc.p, float64(tc.n)*tc.p*(1-tc.p)
+			if m := sum / d; math.Abs(m-mean) > 5*math.Sqrt(v/d) {
+				t.Errorf("sample mean %v, want %v +- %.3g", m, mean, math.Sqrt(v/d))
+			}
+			if s2 := sum2/d - (sum/d)*(sum/d); math.Abs(s2-v) > 10*v*math.Sqrt(2/d)+1e-12 {
+				t.Errorf("sample variance %v, want %v", s2, v)
+			}
+			control, delta := bins.reweighted(rand.New(rand.NewPCG(62, uint64(i))), tc.draws,
+				func() int { return binomial(rng, tc.n, tc.p) })
+			sc := bins.stat(tc.draws, control)
+			if sc <= crit {
+				t.Errorf("negative control (central half of the mass reweighted by %.4f): chi-square %.1f <= %.1f: the test cannot see an error of this size",
+					1-delta, sc, crit)
+			}
+			t.Logf("%d bins: chi-square %.1f, negative control %.1f (reweighted by %.4f), critical %.1f", len(bins.prob), s, sc, 1-delta, crit)
+		})
+	}
+}
+
+// TestBinomialEdges: the degenerate parameters have one outcome.
+func TestBinomialEdges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		n    int
+		p    float64
+		want int
+	}{{0, 0.5, 0}, {10, 0, 0}, {10, -0.1, 0}, {10, 1, 10}, {10, 1.5, 10}, {-3, 0.5, 0}, {1 << 40, 0, 0}, {1 << 40, 1, 1 << 40}} {
+		for range 5 {
+			if k := binomial(rng, tc.n, tc.p); k != tc.want {
+				t.Errorf("Bin(%d,%v) = %d, want %d", tc.n, tc.p, k, tc.want)
+			}
+		}
+	}
+}
+
+// TestStirlingTail: BTRD's remainder of Stirling's formula against its
+// definition ln k! - [(k+1/2) ln(k+1) - (k+1) + ln(2 pi)/2], from
+// log-gamma. The series used from k = 10 on is accurate to 1e-10 there
+// (its first omitted term is 1/(1680 (k+1)^7)); the reference itself
+// loses about 4e-16 times the size of ln k! to cancellation.
+func TestStirlingTail(t *testing.T) {
+	for k := 0; k <= 200; k++ {
+		kf := float64(k)
+		lg, _ := math.Lgamma(kf + 1)
+		want := lg - ((kf+0.5)*math.Log(kf+1) - (kf + 1) + 0.5*math.Log(2*math.Pi))
+		tol := 4e-16 * (lg + 2)
+		if k >= 10 {
+			tol += 1.5 / (1680 * math.Pow(kf+1, 7))
+		}
+		if got := stirlingTail(k); math.Abs(got-want) > tol {
+			t.Errorf("stirlingTail(%d) = %.17g, want %.17g (tolerance %.3g)", k, got, want, tol)
+		}
+	}
+}
