@@ -18,12 +18,12 @@ import (
 )
 
 // moduleRoot walks up from the working directory to the directory with
-// go.mod, skipping the test loudly when there is none.
+// go.mod.
 func moduleRoot(t *testing.T) string {
 	t.Helper()
 	wd, err := os.Getwd()
 	if err != nil {
-		t.Skipf("SKIPPING: cannot get working directory: %v", err)
+		t.Fatalf("cannot get working directory: %v", err)
 	}
 	for dir := wd; ; {
 		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
@@ -31,7 +31,7 @@ func moduleRoot(t *testing.T) string {
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
-			t.Skipf("SKIPPING: no go.mod above %s", wd)
+			t.Fatalf("no go.mod above %s", wd)
 		}
 		dir = parent
 	}
