@@ -56,8 +56,8 @@ func TestLoadEmbedded(t *testing.T) {
 	if _, err := Load("rome", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "paris, sf") {
 		t.Errorf("Load(rome): %v, want the known cities listed", err)
 	}
-	if _, err := Load("paris", LoadOptions{Rows: 7}); err == nil {
-		t.Error("invalid row policy accepted")
+	if _, err := Load("paris", LoadOptions{Rows: 7}); err == nil || !strings.Contains(err.Error(), `load "paris": row policy RowPolicy(7): want header-quirk or all-rows`) {
+		t.Errorf("invalid row policy: error %v", err)
 	}
 }
 
@@ -194,11 +194,11 @@ func TestFromCells(t *testing.T) {
 	if r, c := d.Grid.Abs(8); r != 4 || c != 6 {
 		t.Errorf("Abs(8) = (%d,%d), want the file's (4,6)", r, c)
 	}
-	if _, err := FromCells("toy", cells[:1], HeaderQuirk); err == nil {
-		t.Error("a single line under the header quirk gives no check-ins, want an error")
+	if _, err := FromCells("toy", cells[:1], HeaderQuirk); err == nil || !strings.Contains(err.Error(), `dataset "toy": no check-ins`) {
+		t.Errorf("a single line under the header quirk gives no check-ins: error %v", err)
 	}
-	if _, err := FromCells("toy", []Cell{{-1, 0}}, AllRows); err == nil {
-		t.Error("negative cell accepted")
+	if _, err := FromCells("toy", []Cell{{-1, 0}}, AllRows); err == nil || !strings.Contains(err.Error(), `dataset "toy": negative cell (-1,0)`) {
+		t.Errorf("negative cell: error %v", err)
 	}
 }
 

@@ -59,9 +59,17 @@ func TestArangeKnownValues(t *testing.T) {
 	if got, _ := Arange(0, 1e-320, 1e300); len(got) != 1 {
 		t.Errorf("arange with an underflowing quotient = %v, want one value", got)
 	}
-	for _, bad := range [][3]float64{{0, 1, 0}, {math.NaN(), 1, 0.1}, {0, math.Inf(1), 0.1}, {0, 1e9, 1e-9}} {
-		if _, err := Arange(bad[0], bad[1], bad[2]); err == nil {
-			t.Errorf("Arange(%v) succeeded, want an error", bad)
+	for _, bad := range []struct {
+		args [3]float64
+		want string
+	}{
+		{[3]float64{0, 1, 0}, "arange(0, 1, 0): step must not be 0"},
+		{[3]float64{math.NaN(), 1, 0.1}, "arange(NaN, 1, 0.1): arguments must be finite"},
+		{[3]float64{0, math.Inf(1), 0.1}, "arange(0, +Inf, 0.1): arguments must be finite"},
+		{[3]float64{0, 1e9, 1e-9}, "arange(0, 1e+09, 1e-09): 1e+18 values is more than 1048576"},
+	} {
+		if _, err := Arange(bad.args[0], bad.args[1], bad.args[2]); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Arange(%v): error %v, want one saying %q", bad.args, err, bad.want)
 		}
 	}
 }
@@ -168,14 +176,18 @@ func TestLookup(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := (City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 0, LonStep: 1}).Validate(); err == nil {
-		t.Error("zero step accepted")
-	}
-	if err := (Box{LatMin: 1, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(); err == nil {
-		t.Error("inverted box accepted")
-	}
-	if err := (Box{LatMin: -91, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(); err == nil {
-		t.Error("latitude -91 accepted")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 0, LonStep: 1}).Validate(), `city "x": steps must be finite and > 0 (lat 0, lon 1)`},
+		{(Box{LatMin: 1, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [1, 0], lon [0, 1]: minimum above maximum"},
+		{(Box{LatMin: -91, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [-91, 0], lon [0, 1]: latitude must lie in [-90, 90] and longitude in [-180, 180]"},
+		{(Box{LatMin: 0, LatMax: 1, LonMin: 0, LonMax: 181}).Validate(), "longitude in [-180, 180]"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("error %v, want one saying %q", tc.err, tc.want)
+		}
 	}
 }
 

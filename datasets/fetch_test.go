@@ -145,8 +145,8 @@ func TestFetch(t *testing.T) {
 		if _, err := Fetch(ctx, FetchOptions{URL: url, SHA256: "abc", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "64 hex digits") {
 			t.Errorf("short digest: %v", err)
 		}
-		if _, err := Fetch(ctx, FetchOptions{URL: url}); err == nil {
-			t.Error("no output directory accepted")
+		if _, err := Fetch(ctx, FetchOptions{URL: url}); err == nil || !strings.Contains(err.Error(), "fetch: no output directory") {
+			t.Errorf("no output directory: error %v", err)
 		}
 	})
 }

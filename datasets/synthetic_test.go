@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
 
 	"privic/kernels"
@@ -97,17 +98,18 @@ func TestMixturePrior(t *testing.T) {
 	bad := []struct {
 		spots []Hotspot
 		bg    float64
+		want  string
 	}{
-		{nil, 0.5},
-		{spots, 1.5},
-		{spots, math.NaN()},
-		{[]Hotspot{{Row: 9, Col: 1, Sigma: 1, Weight: 1}}, 0},
-		{[]Hotspot{{Row: 1, Col: 1, Sigma: 0, Weight: 1}}, 0},
-		{[]Hotspot{{Row: 1, Col: 1, Sigma: 1, Weight: -1}}, 0},
+		{nil, 0.5, "background = 0.5 < 1 needs at least one hotspot"},
+		{spots, 1.5, "background = 1.5: want a fraction in [0, 1]"},
+		{spots, math.NaN(), "background = NaN: want a fraction in [0, 1]"},
+		{[]Hotspot{{Row: 9, Col: 1, Sigma: 1, Weight: 1}}, 0, "spot 0: centre (9, 1) is off the 7x9 grid"},
+		{[]Hotspot{{Row: 1, Col: 1, Sigma: 0, Weight: 1}}, 0, "spot 0: sigma = 0: want a finite value > 0"},
+		{[]Hotspot{{Row: 1, Col: 1, Sigma: 1, Weight: -1}}, 0, "spot 0: weight = -1: want a finite value > 0"},
 	}
 	for _, b := range bad {
-		if _, err := MixturePrior(g, b.spots, b.bg); err == nil {
-			t.Errorf("MixturePrior(%v, %v) accepted", b.spots, b.bg)
+		if _, err := MixturePrior(g, b.spots, b.bg); err == nil || !strings.Contains(err.Error(), b.want) {
+			t.Errorf("MixturePrior(%v, %v): error %v, want one saying %q", b.spots, b.bg, err, b.want)
 		}
 	}
 }
@@ -136,19 +138,22 @@ func TestSyntheticSampling(t *testing.T) {
 
 func TestSyntheticErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, opt := range []SyntheticOptions{
-		{Rows: 0, Cols: 5, N: 10, Hotspots: 1},
-		{Rows: 5, Cols: 5, N: 0, Hotspots: 1},
-		{Rows: 5, Cols: 5, N: 10},
-		{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Sigma: -1},
-		{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Background: 2},
+	for _, tc := range []struct {
+		opt  SyntheticOptions
+		want string
+	}{
+		{SyntheticOptions{Rows: 0, Cols: 5, N: 10, Hotspots: 1}, "synthetic: grid 0x5: rows and cols must be > 0"},
+		{SyntheticOptions{Rows: 5, Cols: 5, N: 0, Hotspots: 1}, "synthetic: n = 0: want 1 to 2147483648 check-ins"},
+		{SyntheticOptions{Rows: 5, Cols: 5, N: 10}, "synthetic: hotspots = 0: want > 0, explicit spots, or background = 1"},
+		{SyntheticOptions{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Sigma: -1}, "synthetic: sigma = -1: want a finite value > 0"},
+		{SyntheticOptions{Rows: 5, Cols: 5, N: 10, Hotspots: 1, Background: 2}, "synthetic: background = 2: want a fraction in [0, 1]"},
 	} {
-		if _, err := Synthetic(rng, opt); err == nil {
-			t.Errorf("Synthetic(%+v) accepted", opt)
+		if _, err := Synthetic(rng, tc.opt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Synthetic(%+v): error %v, want one saying %q", tc.opt, err, tc.want)
 		}
 	}
-	if _, err := Synthetic(nil, SyntheticOptions{Rows: 2, Cols: 2, N: 1, Background: 1}); err == nil {
-		t.Error("nil rng accepted")
+	if _, err := Synthetic(nil, SyntheticOptions{Rows: 2, Cols: 2, N: 1, Background: 1}); err == nil || !strings.Contains(err.Error(), "synthetic: nil random source") {
+		t.Errorf("nil rng: error %v", err)
 	}
 	d, err := Synthetic(rng, SyntheticOptions{Rows: 1, Cols: 1, N: 3, Background: 1, Name: "dot"})
 	if err != nil || d.Counts[0] != 3 || d.Name != "dot" {

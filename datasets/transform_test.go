@@ -146,29 +146,29 @@ func TestIslandEdges(t *testing.T) {
 			t.Errorf("mass %v: A = %v, total %v", m, out[g.Index(3, 4)], total(out))
 		}
 	}
-	bad := []IslandOptions{
-		{Row: 4, Col: 0, Mode: MoveMass},
-		{Row: 0, Col: -1, Mode: MoveMass},
-		{Row: 0, Col: 0, Radius: -1, Mode: MoveMass},
-		{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}},
-		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}},
-		{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5},
-		{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()},
-		{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, // nothing outside the block
-		{Row: 0, Col: 0, Mode: 5},
-	}
-	for _, o := range bad {
-		if _, err := Island(g, prior, o); err == nil {
-			t.Errorf("Island(%+v) accepted", o)
-		}
-	}
-	if _, err := Island(g, prior[:3], PaperIsland()); err == nil {
-		t.Error("prior of the wrong length accepted")
-	}
 	notDist := append([]float64(nil), prior...)
 	notDist[0] += 0.1
-	if _, err := Island(g, notDist, IslandOptions{Mode: MoveMass}); err == nil {
-		t.Error("prior summing to 1.1 accepted")
+	bad := []struct {
+		o     IslandOptions
+		prior []float64
+		want  string
+	}{
+		{IslandOptions{Row: 4, Col: 0, Mode: MoveMass}, prior, "island: A = (4,0) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: -1, Mode: MoveMass}, prior, "island: A = (0,-1) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Radius: -1, Mode: MoveMass}, prior, "island: radius = -1: want >= 0"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}}, prior, "island: block rows 2-1, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}}, prior, "island: block rows 0-4, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5}, prior, "island: mass = 1.5: want a value in [0, 1"},
+		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()}, prior, "island: mass = NaN: want a value in [0, 1"},
+		{IslandOptions{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, prior, "island: no mass outside the block to rescale to"},
+		{IslandOptions{Row: 0, Col: 0, Mode: 5}, prior, "island: mode IslandMode(5): want move or set"},
+		{PaperIsland(), prior[:3], "island: prior has 3 entries, want 20"},
+		{IslandOptions{Mode: MoveMass}, notDist, "island: prior sums to 1.1"},
+	}
+	for _, tc := range bad {
+		if _, err := Island(g, tc.prior, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Island(%+v): error %v, want one saying %q", tc.o, err, tc.want)
+		}
 	}
 }
 
@@ -196,9 +196,16 @@ func TestInject(t *testing.T) {
 	for _, c := range []struct {
 		cell int
 		f    float64
-	}{{-1, 0.1}, {165, 0.1}, {0, -0.1}, {0, 1.1}, {0, math.NaN()}} {
-		if _, err := Inject(prior, c.cell, c.f); err == nil {
-			t.Errorf("Inject(cell %d, f %v) accepted", c.cell, c.f)
+		want string
+	}{
+		{-1, 0.1, "inject: cell -1 is not one of the 165 cells"},
+		{165, 0.1, "inject: cell 165 is not one of the 165 cells"},
+		{0, -0.1, "inject: fraction -0.1: want a value in [0, 1]"},
+		{0, 1.1, "inject: fraction 1.1: want a value in [0, 1]"},
+		{0, math.NaN(), "inject: fraction NaN: want a value in [0, 1]"},
+	} {
+		if _, err := Inject(prior, c.cell, c.f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Inject(cell %d, f %v): error %v, want one saying %q", c.cell, c.f, err, c.want)
 		}
 	}
 	neg := append([]float64(nil), prior...)

@@ -397,3 +397,91 @@ func TestBAWorkspaceAllocs(t *testing.T) {
 		t.Errorf("convergence mode allocates per iteration: %v vs %v", ca, a1)
 	}
 }
+
+// TestBAChangeExact: in convergence mode the reported Change is the exact
+// largest entry change between the last two channels (the uniform channel
+// before the first), checked against materialised channels after every
+// number of iterations up to the cap, in both domains, on grids with more
+// rows than columns and the reverse.
+func TestBAChangeExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, sz := range [][2]int{{3, 5}, {5, 2}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		m := g.Len()
+		prior := randPrior(rng, m, 0.2)
+		uni := make([]float64, m*m)
+		for i := range uni {
+			uni[i] = 1 / float64(m)
+		}
+		for _, forceLog := range []bool{false, true} {
+			prev := uni
+			for it := 1; it <= 6; it++ {
+				var ws BAWorkspace
+				// Delta 1e-300 never converges: the cap stops the run, and
+				// Change is computed on the last iteration.
+				b, err := ws.ba(g, prior, BAConfig{Beta: 0.8, Delta: 1e-300, MaxIterations: it}, forceLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, _ := plainBA(g, prior, 0.8, it)
+				d := maxAbsDiff(want, prev)
+				if b.Iterations != it || b.Converged || math.Abs(b.Change-d) > 1e-13*d {
+					t.Errorf("%v log=%v cap %d: %d iterations, converged %v, change %.17g; want %d, false, %.17g",
+						g, forceLog, it, b.Iterations, b.Converged, b.Change, it, d)
+				}
+				prev = want
+			}
+		}
+	}
+}
+
+// TestBAWorkspaceReuse: a workspace reused across grids, betas and
+// domains gives exactly what a fresh call gives.
+func TestBAWorkspaceReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	var ws BAWorkspace
+	for _, tc := range []struct {
+		rows, cols int
+		beta       float64
+		log        bool
+	}{
+		{4, 5, 0.7, false}, {4, 5, 0.7, false}, {4, 5, 1.3, false}, {4, 6, 1.3, false},
+		{3, 6, 1.3, false}, {3, 6, 1.3, true}, {3, 6, 1.3, false}, {3, 6, 2, true}, {4, 5, 0.7, false},
+	} {
+		g, _ := NewGrid(tc.rows, tc.cols)
+		prior := randPrior(rng, g.Len(), 0.1)
+		cfg := BAConfig{Beta: tc.beta, Iterations: 4}
+		got, err := ws.ba(g, prior, cfg, tc.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh BAWorkspace
+		want, err := fresh.ba(g, prior, cfg, tc.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got.Channel().P, want.Channel().P); d != 0 {
+			t.Errorf("%v beta=%v log=%v: reused workspace differs from a fresh one by %g", g, tc.beta, tc.log, d)
+		}
+	}
+}
+
+// TestBADomainThreshold: BA iterates in the linear domain up to
+// beta*dmax = 600 (dmax the grid's diameter) and in the log domain above.
+// On a 4x5 grid dmax = hypot(3, 4) = 5 exactly.
+func TestBADomainThreshold(t *testing.T) {
+	g, _ := NewGrid(4, 5)
+	prior := uniform(g.Len())
+	for _, tc := range []struct {
+		beta float64
+		log  bool
+	}{{119, false}, {120, false}, {120.001, true}, {500, true}} {
+		b, err := BA(g, prior, BAConfig{Beta: tc.beta, Iterations: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.logDomain != tc.log {
+			t.Errorf("beta*dmax = %v: log domain %v, want %v", tc.beta*5, b.logDomain, tc.log)
+		}
+	}
+}

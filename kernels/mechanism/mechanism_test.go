@@ -1,7 +1,9 @@
 package mechanism
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"privic/kernels"
@@ -174,22 +176,25 @@ func TestLookupNames(t *testing.T) {
 			t.Errorf("%s: incomplete Info %+v", n, m.Info())
 		}
 	}
-	if _, err := Lookup("exponential"); err == nil {
-		t.Error("unknown name: no error")
+	if _, err := Lookup("exponential"); err == nil || !strings.Contains(err.Error(), `unknown mechanism "exponential" (known: ba, lap,`) {
+		t.Errorf("unknown name: error %v", err)
 	}
 }
 
 func TestSameGridMechanismsRefuseOtherOutputs(t *testing.T) {
 	g := mustGrid(t, 2, 2)
 	for _, m := range []Mechanism{RR{}, BA{}} {
-		if _, err := m.Channel(g, g.Widen(1), uniformPrior(4), 1); err == nil {
-			t.Errorf("%s: widened output accepted", m.Info().Name)
+		want := m.Info().Name + ": output grid 4x4@(-1,-1) must equal input grid 2x2"
+		if _, err := m.Channel(g, g.Widen(1), uniformPrior(4), 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: widened output: error %v, want one saying %q", m.Info().Name, err, want)
 		}
 	}
 	for _, m := range []Mechanism{RR{}, BA{}, LAP{}, PlanarLaplace{}, Optimal{}} {
 		for _, p := range []float64{0, -1, math.NaN(), math.Inf(1), 1e9} {
-			if _, err := m.Channel(g, g, uniformPrior(4), p); err == nil {
-				t.Errorf("%s: parameter %v accepted", m.Info().Name, p)
+			in := m.Info()
+			want := fmt.Sprintf("%s: %s = %v: must be in (0, %v]", in.Name, in.Param, p, in.Max)
+			if _, err := m.Channel(g, g, uniformPrior(4), p); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: parameter %v: error %v, want one saying %q", in.Name, p, err, want)
 			}
 		}
 	}
