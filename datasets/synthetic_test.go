@@ -115,24 +115,33 @@ func TestMixturePrior(t *testing.T) {
 }
 
 // TestSyntheticSampling checks the draws against MixturePrior with a
-// chi-square statistic: a biased sampler (say, off by one cell) would
-// give a statistic in the thousands.
+// chi-square statistic. Its negative control draws with a background of
+// 0.06 instead of 0.05 (1% of the mass moved from the hotspots to the
+// background) and must be rejected.
 func TestSyntheticSampling(t *testing.T) {
 	spots := []Hotspot{{Row: 1, Col: 2, Sigma: 0.8, Weight: 1}, {Row: 4, Col: 0, Sigma: 1.5, Weight: 2}}
 	opt := SyntheticOptions{Rows: 5, Cols: 6, N: 200000, Spots: spots, Background: 0.05}
-	d, err := Synthetic(rand.New(rand.NewPCG(1, 1)), opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := MixturePrior(d.Grid, spots, opt.Background)
-	chi := 0.0
-	for i, k := range d.Counts {
-		e := p[i] * float64(opt.N)
-		chi += (float64(k) - e) * (float64(k) - e) / e
+	p, _ := MixturePrior(kernels.Grid{Rows: opt.Rows, Cols: opt.Cols}, spots, opt.Background)
+	chi := func(o SyntheticOptions, seed uint64) float64 {
+		d, err := Synthetic(rand.New(rand.NewPCG(seed, 1)), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := 0.0
+		for i, k := range d.Counts {
+			e := p[i] * float64(o.N)
+			s += (float64(k) - e) * (float64(k) - e) / e
+		}
+		return s
 	}
 	// 29 degrees of freedom: P(chi2 > 70) is about 3e-5.
-	if chi > 70 {
-		t.Errorf("chi-square %v over 29 degrees of freedom: draws do not follow MixturePrior", chi)
+	if s := chi(opt, 1); s > 70 {
+		t.Errorf("chi-square %v over 29 degrees of freedom: draws do not follow MixturePrior", s)
+	}
+	ctl := opt
+	ctl.Background = 0.06
+	if s := chi(ctl, 2); s <= 70 {
+		t.Errorf("negative control (background 0.06 instead of 0.05): chi-square %v <= 70: the test cannot see a 1%% shift of mass", s)
 	}
 }
 

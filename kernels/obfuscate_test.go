@@ -304,6 +304,37 @@ func TestObfuscateSteepRows(t *testing.T) {
 	t.Logf("chi-square %.1f, negative control (last outputs %.3g lower) %.1f, critical %.1f", s, eps, sc, crit)
 }
 
+// TestObfuscateZeroOutputs: outputs of probability 0 (at the start, the
+// middle and the end of a row) never get a report, on either path, and
+// every check-in is reported once.
+func TestObfuscateZeroOutputs(t *testing.T) {
+	in, out := Grid{Rows: 1, Cols: 3}, Grid{Rows: 1, Cols: 7}
+	ch, _ := NewChannel(in, out)
+	copy(ch.Row(0), []float64{0, 0.3, 0, 0.7, 0, 0, 0})
+	copy(ch.Row(1), []float64{0.5, 0, 0, 0, 0, 0, 0.5})
+	copy(ch.Row(2), []float64{0, 0, 0, 0, 0, 1, 0})
+	rng := rand.New(rand.NewPCG(69, 70))
+	for _, k := range []int{1, 3, 20, 27, 28, 500} { // categorical below 4*7 = 28, binomial from there
+		counts := []int{k, k, k}
+		for range 200 {
+			rep, err := Obfuscate(rng, counts, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for y, v := range rep {
+				total += v
+				if possible := ch.Row(0)[y] + ch.Row(1)[y] + ch.Row(2)[y]; possible == 0 && v != 0 {
+					t.Fatalf("k=%d: %d reports of output %d, which no input can produce: %v", k, v, y, rep)
+				}
+			}
+			if total != 3*k || rep[5] != k {
+				t.Fatalf("k=%d: reports %v; want %d in all and %d at output 5 (row 2's only output)", k, rep, 3*k, k)
+			}
+		}
+	}
+}
+
 func TestObfuscateDeterministic(t *testing.T) {
 	g, _ := NewGrid(4, 4)
 	ch, _ := Laplace(g, g, 0.5)
