@@ -30,9 +30,11 @@ func binomialPMFRange(n int, p float64) (pmf []float64, lo int) {
 //
 // The draws are enough to catch BTRD's hat function scaled by 0.9 in every
 // BTRD case (the chi-square noncentrality per draw is 1e-4 to 1e-3), and
-// by 0.98 in the last case, where it is 2.4e-5 per draw (8e6 draws: about
-// 190, well beyond the quantile); for smaller npq a 2% error of the hat
-// moves the law by less than 1e-6 per draw.
+// by 0.98 in the n = 5e6 case, where it is 2.4e-5 per draw (8e6 draws:
+// about 190, well beyond the quantile); for smaller npq a 2% error of the
+// hat moves the law by less than 1e-6 per draw. The last case, just above
+// BTRD's threshold n p = 10, is where a reference point one below the mode
+// (from (n-1)p instead of (n+1)p) moves the law most: 1.5e-5 per draw.
 func TestBinomial(t *testing.T) {
 	for i, tc := range []struct {
 		n     int
@@ -41,7 +43,7 @@ func TestBinomial(t *testing.T) {
 	}{
 		{1, 0.5, 200_000}, {7, 0.3, 200_000}, {40, 0.1, 200_000}, {2000, 0.003, 200_000}, {60, 0.9, 200_000},
 		{30, 0.4, 1_000_000}, {100, 0.37, 1_000_000}, {1000, 0.5, 1_000_000}, {250, 0.93, 1_000_000},
-		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000},
+		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000}, {25, 0.45, 8_000_000},
 	} {
 		t.Run(fmt.Sprintf("n=%d,p=%v", tc.n, tc.p), func(t *testing.T) {
 			t.Parallel()
@@ -116,6 +118,45 @@ func TestStirlingTail(t *testing.T) {
 		}
 		if got := stirlingTail(k); math.Abs(got-want) > tol {
 			t.Errorf("stirlingTail(%d) = %.17g, want %.17g (tolerance %.3g)", k, got, want, tol)
+		}
+	}
+}
+
+// countingSource counts the words drawn from a source.
+type countingSource struct {
+	src rand.Source
+	n   int
+}
+
+func (c *countingSource) Uint64() uint64 { c.n++; return c.src.Uint64() }
+
+// TestBTRDImmediateAcceptance: BTRD accepts its first candidate at once,
+// using a single uniform, exactly when that uniform falls in the box
+// v <= 0.86 vr, vr = 0.92 - 4.2/b, b = 1.15 + 2.53 sqrt(npq) (Hörmann's
+// constants); every other path draws at least two. So the fraction of
+// draws that consume one uniform is 0.86 vr, a check of the box that the
+// law alone cannot see (a sampler without the box is exact but slower).
+func TestBTRDImmediateAcceptance(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{30, 0.4}, {1000, 0.5}, {5000000, 0.2}} {
+		src := &countingSource{src: rand.NewPCG(71, 72)}
+		rng := rand.New(src)
+		const draws = 200_000
+		once := 0
+		for range draws {
+			before := src.n
+			binomial(rng, tc.n, tc.p)
+			if src.n-before == 1 {
+				once++
+			}
+		}
+		b := 1.15 + 2.53*math.Sqrt(float64(tc.n)*tc.p*(1-tc.p))
+		want := 0.86 * (0.92 - 4.2/b)
+		got := float64(once) / draws
+		if sd := math.Sqrt(want * (1 - want) / draws); math.Abs(got-want) > 5*sd {
+			t.Errorf("Bin(%d,%v): %.4f of the draws took one uniform, want 0.86 vr = %.4f +- %.4f", tc.n, tc.p, got, want, sd)
 		}
 	}
 }
