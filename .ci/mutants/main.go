@@ -70,6 +70,7 @@ const (
 type result struct {
 	pkg     string
 	counts  map[string]int
+	byFile  map[string]map[string]int // file -> status -> count
 	files   int
 	lived   []mutant
 	elapsed time.Duration
@@ -77,26 +78,33 @@ type result struct {
 
 // efficacy is killed / (killed + lived) in percent, gremlins' definition
 // (mutants that time out count for neither).
-func (r *result) efficacy() float64 {
-	k, l := r.counts[killed], r.counts[lived]
+func efficacy(counts map[string]int) float64 {
+	k, l := counts[killed], counts[lived]
 	if k+l == 0 {
 		return 100
 	}
 	return 100 * float64(k) / float64(k+l)
 }
 
+func (r *result) efficacy() float64 { return efficacy(r.counts) }
+
 func parseReport(rd io.Reader, pkg string) (*result, error) {
 	var rep report
 	if err := json.NewDecoder(rd).Decode(&rep); err != nil {
 		return nil, fmt.Errorf("gremlins report: %w", err)
 	}
-	r := &result{pkg: pkg, counts: make(map[string]int), files: len(rep.Files),
-		elapsed: time.Duration(rep.ElapsedTime * float64(time.Second))}
+	r := &result{pkg: pkg, counts: make(map[string]int), byFile: make(map[string]map[string]int),
+		files: len(rep.Files), elapsed: time.Duration(rep.ElapsedTime * float64(time.Second))}
 	for _, f := range rep.Files {
+		name := filepath.ToSlash(f.Name)
+		if r.byFile[name] == nil {
+			r.byFile[name] = make(map[string]int)
+		}
 		for _, m := range f.Mutations {
 			r.counts[m.Status]++
+			r.byFile[name][m.Status]++
 			if m.Status == lived {
-				r.lived = append(r.lived, mutant{filepath.ToSlash(f.Name), m.Line, m.Column, m.Type})
+				r.lived = append(r.lived, mutant{name, m.Line, m.Column, m.Type})
 			}
 		}
 	}
@@ -182,6 +190,16 @@ func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCou
 	fmt.Fprintf(w, "%s: efficacy %.1f%% (killed %d, lived %d, timed out %d, not covered %d, not viable %d; %d files, %s)\n",
 		r.pkg, r.efficacy(), r.counts[killed], r.counts[lived], r.counts[timedOut], r.counts[notCovered],
 		r.counts[notViable], r.files, r.elapsed.Round(time.Second))
+	names := make([]string, 0, len(r.byFile))
+	for f := range r.byFile {
+		names = append(names, f)
+	}
+	sort.Strings(names)
+	for _, f := range names {
+		c := r.byFile[f]
+		fmt.Fprintf(w, "  %-24s efficacy %5.1f%% (killed %d, lived %d, timed out %d, not covered %d)\n",
+			f, efficacy(c), c[killed], c[lived], c[timedOut], c[notCovered])
+	}
 	alive := make(map[mutant]bool)
 	var fresh []mutant
 	for _, m := range r.lived {
@@ -190,7 +208,10 @@ func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCou
 			fresh = append(fresh, m)
 		}
 	}
-	fmt.Fprintf(w, "  survivors: %d listed as equivalent, %d new\n", len(r.lived)-len(fresh), len(fresh))
+	listed := len(r.lived) - len(fresh)
+	k := r.counts[killed]
+	fmt.Fprintf(w, "  survivors: %d listed as equivalent, %d new; efficacy without the listed ones %.1f%%\n",
+		listed, len(fresh), 100*float64(k)/float64(max(1, k+len(fresh))))
 	for _, m := range fresh {
 		fmt.Fprintf(w, "  NEW %s\t%s\n", m, sourceLine(filepath.Join(dir, m.File), m.Line))
 	}

@@ -21,7 +21,9 @@ func TestRun(t *testing.T) {
 	for _, want := range []string{
 		// 3 killed, 2 lived: 60%; the timed-out and not-covered mutants count for neither.
 		"testdata/pkg: efficacy 60.0% (killed 3, lived 2, timed out 1, not covered 1, not viable 0; 2 files, 1m15s)\n",
-		"survivors: 1 listed as equivalent, 1 new\n",
+		"  a.go                     efficacy  33.3% (killed 1, lived 2, timed out 1, not covered 0)\n",
+		"  b.go                     efficacy 100.0% (killed 2, lived 0, timed out 0, not covered 1)\n",
+		"survivors: 1 listed as equivalent, 1 new; efficacy without the listed ones 75.0%\n",
 		"NEW a.go:3:7 CONDITIONALS_NEGATION\tfunc f(x int) bool {\n",
 		"STALE b.go:9:1 INCREMENT_DECREMENT",
 	} {
