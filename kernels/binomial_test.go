@@ -160,3 +160,84 @@ func TestBTRDImmediateAcceptance(t *testing.T) {
 		}
 	}
 }
+
+// logRatiosBySteps returns ln(f(k)/f(mode)) for k = lo..hi (lo <= mode <=
+// hi) for the Binomial(n, p) pmf f, as cumulative sums of the logs of the
+// consecutive ratios f(i)/f(i-1) = (n-i+1)/i p/q: independent of Stirling's
+// series and accurate to about |k-mode| ulps.
+func logRatiosBySteps(n, mode, lo, hi int, p float64) []float64 {
+	r := p / (1 - p)
+	out := make([]float64, hi-lo+1)
+	s := 0.0
+	for i := mode + 1; i <= hi; i++ {
+		s += math.Log(float64(n-i+1) / float64(i) * r)
+		out[i-lo] = s
+	}
+	s = 0
+	for i := mode; i > lo; i-- {
+		s -= math.Log(float64(n-i+1) / float64(i) * r)
+		out[i-1-lo] = s
+	}
+	return out
+}
+
+// TestBTRDLogRatio: BTRD's exact test evaluates ln(f(k)/f(mode)) through
+// Stirling's series; it must agree with the sum of the logs of the pmf's
+// consecutive ratios to 1e-9 wherever BTRD uses it (|k - mode| > 15).
+func TestBTRDLogRatio(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {30, 0.4}, {100, 0.37}, {1000, 0.5}, {5000, 0.01}, {100000, 0.3}} {
+		q := 1 - tc.p
+		mode := int(math.Floor(float64(tc.n+1) * tc.p))
+		r := tc.p / q
+		h := btrdLogRatioBase(tc.n, mode, r)
+		sd := math.Sqrt(float64(tc.n) * tc.p * q)
+		lo, hi := max(0, mode-int(12*sd)-20), min(tc.n, mode+int(12*sd)+20)
+		exact := logRatiosBySteps(tc.n, mode, lo, hi, tc.p)
+		for k := lo; k <= hi; k++ {
+			if k-mode <= 15 && mode-k <= 15 {
+				continue
+			}
+			got, want := btrdLogRatio(tc.n, mode, k, r, h), exact[k-lo]
+			if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Fatalf("Bin(%d,%v), k=%d: Stirling %.15g, by steps %.15g", tc.n, tc.p, k, got, want)
+			}
+		}
+	}
+}
+
+// TestBTRDSqueeze: the normal approximation t of ln(f(k)/f(mode)) is
+// within its bound rho wherever BTRD uses it (|k - mode| > 15) and the pmf
+// matters (f(k) >= 2e-9 f(mode)), so the squeeze does not decide wrongly
+// there. (Far in the tails the bound can fail: for Bin(5000, 0.01) at
+// k = 0, ln f(0)/f(mode) = -47.4 < t - rho = -43.4; a candidate lands in
+// that gap with probability below e^-43.)
+func TestBTRDSqueeze(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {30, 0.4}, {100, 0.37}, {1000, 0.5}, {5000, 0.01}, {100000, 0.3}, {5000000, 0.2}} {
+		q := 1 - tc.p
+		npq := float64(tc.n) * tc.p * q
+		mode := int(math.Floor(float64(tc.n+1) * tc.p))
+		sd := math.Sqrt(npq)
+		lo, hi := max(0, mode-int(12*sd)-20), min(tc.n, mode+int(12*sd)+20)
+		ratios := logRatiosBySteps(tc.n, mode, lo, hi, tc.p)
+		for k := lo; k <= hi; k++ {
+			km := max(k-mode, mode-k)
+			if km <= 15 {
+				continue
+			}
+			exact := ratios[k-lo]
+			if exact < -20 {
+				continue // f(k) < 2e-9 f(mode): see above
+			}
+			tt, rho := btrdSqueeze(float64(km), npq)
+			if exact < tt-rho || exact > tt+rho {
+				t.Fatalf("Bin(%d,%v), k=%d: ln f(k)/f(mode) = %.6g outside t +- rho = %.6g +- %.3g", tc.n, tc.p, k, exact, tt, rho)
+			}
+		}
+	}
+}
