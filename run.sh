@@ -279,7 +279,7 @@ cmd_mutate() {
 			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
 			continue
 		fi
-		go run ./.ci/mutants -pkg "$dir" -summary "$out/summary.tsv" "$out/$name.json" || status=1
+		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
 	done
 	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
 	return $status

@@ -12,10 +12,11 @@
 // starting with # and blank lines are ignored. Entries that no longer
 // survive are reported as stale, so the file follows the code.
 //
-// With -summary FILE, the package's line in that table (one line per
-// package) is added or replaced.
+// With -summary FILE, the run's line in that table (one line per scope:
+// a package, or a package restricted to some files, as PKG:GLOBS) is added
+// or replaced.
 //
-//	go run ./.ci/mutants [-survivors FILE] [-summary FILE] [-elapsed DUR] -pkg PKG REPORT.json
+//	go run ./.ci/mutants [-survivors FILE] [-summary FILE] [-scope SCOPE] -pkg PKG REPORT.json
 package main
 
 import (
@@ -229,16 +230,16 @@ func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCou
 }
 
 // summaryHeader heads the summary table.
-const summaryHeader = "package\tefficacy\tkilled\tlived\tnew\ttimed-out\tnot-covered\tfiles\ttime\tdate"
+const summaryHeader = "scope\tefficacy\tkilled\tlived\tnew\ttimed-out\tnot-covered\tfiles\ttime\tdate"
 
-// summaryLine is the package's row in the summary table.
-func (r *result) summaryLine(fresh int, date string) string {
-	return fmt.Sprintf("%s\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s", r.pkg, r.efficacy(), r.counts[killed],
+// summaryLine is the run's row in the summary table.
+func (r *result) summaryLine(scope string, fresh int, date string) string {
+	return fmt.Sprintf("%s\t%.1f%%\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%s", scope, r.efficacy(), r.counts[killed],
 		r.counts[lived], fresh, r.counts[timedOut], r.counts[notCovered], r.files, r.elapsed.Round(time.Second), date)
 }
 
-// updateSummary adds or replaces the package's line in the summary table.
-func updateSummary(path, line, pkg string) error {
+// updateSummary adds or replaces the scope's line in the summary table.
+func updateSummary(path, line, scope string) error {
 	var rows []string
 	b, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -249,7 +250,7 @@ func updateSummary(path, line, pkg string) error {
 		if l == "" || strings.HasPrefix(l, "#") || l == summaryHeader {
 			continue
 		}
-		if strings.Split(l, "\t")[0] == pkg {
+		if strings.Split(l, "\t")[0] == scope {
 			l, replaced = line, true
 		}
 		rows = append(rows, l)
@@ -258,7 +259,7 @@ func updateSummary(path, line, pkg string) error {
 		rows = append(rows, line)
 	}
 	sort.Strings(rows)
-	out := "# ./run.sh mutate: gremlins v0.6.0 per package; efficacy = killed / (killed + lived);\n" +
+	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
 	tmp := path + ".tmp"
@@ -271,9 +272,10 @@ func updateSummary(path, line, pkg string) error {
 func main() {
 	pkg := flag.String("pkg", "", "the package directory, relative to the module root (e.g. kernels/emd)")
 	survivors := flag.String("survivors", "", "survivors file (default <pkg>/testdata/mutation-survivors.txt)")
-	summary := flag.String("summary", "", "summary table to update with the package's line")
+	summary := flag.String("summary", "", "summary table to update with the run's line")
+	scope := flag.String("scope", "", "the run's name in the summary table (default PKG; PKG:GLOBS for a run on some files)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: mutants -pkg PKG [-survivors FILE] [-summary FILE] REPORT.json")
+		fmt.Fprintln(os.Stderr, "usage: mutants -pkg PKG [-survivors FILE] [-summary FILE] [-scope SCOPE] REPORT.json")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -284,13 +286,16 @@ func main() {
 	if *survivors == "" {
 		*survivors = filepath.Join(*pkg, "testdata", "mutation-survivors.txt")
 	}
-	if err := run(os.Stdout, flag.Arg(0), *pkg, *survivors, *summary); err != nil {
+	if *scope == "" {
+		*scope = *pkg
+	}
+	if err := run(os.Stdout, flag.Arg(0), *pkg, *scope, *survivors, *summary); err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, reportPath, pkg, survivorsPath, summaryPath string) error {
+func run(w io.Writer, reportPath, pkg, scope, survivorsPath, summaryPath string) error {
 	f, err := os.Open(reportPath)
 	if err != nil {
 		return err
@@ -306,7 +311,7 @@ func run(w io.Writer, reportPath, pkg, survivorsPath, summaryPath string) error 
 	}
 	fresh := r.print(w, known, pkg)
 	if summaryPath != "" {
-		return updateSummary(summaryPath, r.summaryLine(fresh, time.Now().UTC().Format("2006-01-02")), pkg)
+		return updateSummary(summaryPath, r.summaryLine(scope, fresh, time.Now().UTC().Format("2006-01-02")), scope)
 	}
 	return nil
 }

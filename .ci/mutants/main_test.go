@@ -14,7 +14,7 @@ import (
 func TestRun(t *testing.T) {
 	var out strings.Builder
 	summary := filepath.Join(t.TempDir(), "summary.tsv")
-	if err := run(&out, "testdata/report.json", "testdata/pkg", "testdata/survivors.txt", summary); err != nil {
+	if err := run(&out, "testdata/report.json", "testdata/pkg", "testdata/pkg", "testdata/survivors.txt", summary); err != nil {
 		t.Fatal(err)
 	}
 	got := out.String()
@@ -35,10 +35,10 @@ func TestRun(t *testing.T) {
 		t.Errorf("a listed survivor is reported as new:\n%s", got)
 	}
 	// A second package's run adds a line; a rerun of the first replaces its own.
-	if err := run(&out, "testdata/report.json", "other", "testdata/survivors.txt", summary); err != nil {
+	if err := run(&out, "testdata/report.json", "testdata/pkg", "other:a*.go", "testdata/survivors.txt", summary); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(&out, "testdata/report.json", "testdata/pkg", "testdata/survivors.txt", summary); err != nil {
+	if err := run(&out, "testdata/report.json", "testdata/pkg", "testdata/pkg", "testdata/survivors.txt", summary); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(summary)
@@ -51,7 +51,7 @@ func TestRun(t *testing.T) {
 			rows = append(rows, l)
 		}
 	}
-	if len(rows) != 2 || !strings.HasPrefix(rows[0], "other\t60.0%\t3\t2\t1\t1\t1\t2\t1m15s\t") ||
+	if len(rows) != 2 || !strings.HasPrefix(rows[0], "other:a*.go\t60.0%\t3\t2\t1\t1\t1\t2\t1m15s\t") ||
 		!strings.HasPrefix(rows[1], "testdata/pkg\t60.0%\t") {
 		t.Errorf("summary rows:\n%s", strings.Join(rows, "\n"))
 	}
