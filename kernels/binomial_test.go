@@ -35,7 +35,9 @@ func binomialPMFRange(n int, p float64) (pmf []float64, lo int) {
 // hat moves the law by less than 1e-6 per draw. The last case, just above
 // BTRD's threshold n p = 10, is where a reference point one below the mode
 // (from (n-1)p instead of (n+1)p) moves the law most: 1.5e-5 per draw,
-// about 60 over 4e6 draws (13 bins: quantile 38).
+// about 60 over 4e6 draws (13 bins: quantile 38). The case n p = 10 with
+// a small p puts 4.3e-5 of the mass at k = 0, whose rate is checked
+// directly.
 func TestBinomial(t *testing.T) {
 	for i, tc := range []struct {
 		n     int
@@ -44,7 +46,7 @@ func TestBinomial(t *testing.T) {
 	}{
 		{1, 0.5, 200_000}, {7, 0.3, 200_000}, {40, 0.1, 200_000}, {2000, 0.003, 200_000}, {60, 0.9, 200_000},
 		{30, 0.4, 1_000_000}, {100, 0.37, 1_000_000}, {1000, 0.5, 1_000_000}, {250, 0.93, 1_000_000},
-		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000}, {25, 0.45, 4_000_000},
+		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000}, {25, 0.45, 4_000_000}, {1000, 0.01, 1_000_000},
 	} {
 		t.Run(fmt.Sprintf("n=%d,p=%v", tc.n, tc.p), func(t *testing.T) {
 			t.Parallel()
@@ -53,10 +55,14 @@ func TestBinomial(t *testing.T) {
 			bins := newEqBins(pmf, lo, 100)
 			crit := chiSquareCritical(len(bins.prob))
 			sum, sum2 := 0.0, 0.0
+			zeros := 0
 			draw := func() int {
 				k := binomial(rng, tc.n, tc.p)
 				if k < 0 || k > tc.n {
 					t.Fatalf("drew %d", k)
+				}
+				if k == 0 {
+					zeros++
 				}
 				sum += float64(k)
 				sum2 += float64(k) * float64(k)
@@ -65,6 +71,14 @@ func TestBinomial(t *testing.T) {
 			s := bins.stat(tc.draws, draw)
 			if s > crit {
 				t.Errorf("chi-square %.1f > %.1f (%d bins, alpha %v)", s, crit, len(bins.prob), gofAlpha)
+			}
+			// The rate of k = 0, where it is large enough to count: the
+			// bins are too coarse to see it (it can be a sliver of the
+			// first bin).
+			if e := float64(tc.draws) * binomialPMF(tc.n, 0, tc.p); e >= 20 && e <= float64(tc.draws)/2 {
+				if math.Abs(float64(zeros)-e) > 5*math.Sqrt(e) {
+					t.Errorf("%d draws of 0, want %.1f +- %.1f", zeros, e, math.Sqrt(e))
+				}
 			}
 			// The first two moments, against the closed forms np and npq.
 			d := float64(tc.draws)
