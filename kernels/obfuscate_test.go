@@ -383,7 +383,7 @@ func TestObfuscateErrors(t *testing.T) {
 		{"short counts", rng, []int{1, 1, 1}, ch, "counts has 3 entries, want 4"},
 		{"negative count", rng, []int{1, -1, 1, 1}, ch, "counts[1] = -1: must be >= 0"},
 		{"nil channel", rng, []int{1, 1, 1, 1}, nil, "channel is nil"},
-		{"NaN channel", rng, []int{1, 1, 1, 1}, bad, "channel row 0 is not a distribution"},
+		{"NaN channel", rng, []int{1, 1, 1, 1}, bad, "channel row 0 is not a distribution (entries finite and >= 0, sum 1 within 4e-09)"},
 	} {
 		if _, err := Obfuscate(tc.rng, tc.counts, tc.ch); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)

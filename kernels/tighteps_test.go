@@ -44,9 +44,11 @@ func TestTightEpsClosedForms(t *testing.T) {
 		t.Errorf("TightEps = %v, want ln 4", got)
 	}
 	one, _ := NewChannel(Grid{Rows: 1, Cols: 1}, line)
-	copy(one.P, []float64{0.3, 0.7})
-	if got, err := TightEps(one); err != nil || got != 0 {
-		t.Errorf("single input: %v, %v", got, err)
+	for _, row := range [][]float64{{0.3, 0.7}, {0, 1}} { // a zero entry has nothing to compare with
+		copy(one.P, row)
+		if got, err := TightEps(one); err != nil || got != 0 {
+			t.Errorf("single input %v: %v, %v; want 0", row, got, err)
+		}
 	}
 	if _, err := TightEps(nil); err == nil || !strings.Contains(err.Error(), "tight eps: channel is nil") {
 		t.Errorf("nil channel: error %v", err)
