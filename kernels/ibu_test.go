@@ -574,3 +574,148 @@ func TestIBUUnderflow(t *testing.T) {
 		t.Errorf("subnormal report mass: %v, %v", est, err)
 	}
 }
+
+// logGIBUStep is one GIBU update from the definition (the paper's
+// Definition 2.6), in log-sum-exp form so that reports whose probability
+// underflows are handled exactly: theta'(x) = (1/N) sum_t sum_y
+// counts_t(y) theta(x) C_t[x,y] / sum_z theta(z) C_t[z,y], renormalised.
+func logGIBUStep(batches []Batch, theta []float64) []float64 {
+	next := make([]float64, len(theta))
+	for _, b := range batches {
+		n := b.Channel.Out.Len()
+		for y := 0; y < n; y++ {
+			if b.Counts[y] == 0 {
+				continue
+			}
+			// ln den = log-sum-exp of ln theta(z) + ln C[z,y].
+			mx := math.Inf(-1)
+			for z, th := range theta {
+				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+					mx = max(mx, math.Log(th)+math.Log(c))
+				}
+			}
+			if math.IsInf(mx, -1) {
+				continue
+			}
+			s := 0.0
+			for z, th := range theta {
+				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+					s += math.Exp(math.Log(th) + math.Log(c) - mx)
+				}
+			}
+			lden := mx + math.Log(s)
+			for x, th := range theta {
+				if c := b.Channel.P[x*n+y]; c > 0 && th > 0 {
+					next[x] += b.Counts[y] * math.Exp(math.Log(th)+math.Log(c)-lden)
+				}
+			}
+		}
+	}
+	s := 0.0
+	for _, v := range next {
+		s += v
+	}
+	for x := range next {
+		next[x] /= s
+	}
+	return next
+}
+
+// TestIBUCarefulStep: when a reported output is nearly impossible under
+// the estimate (its probability below 1e-290), IBU and GIBU take a
+// log-domain step; with several reports of very different probabilities
+// the result must still be the definition's, checked over three updates.
+func TestIBUCarefulStep(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 3}
+	ch, _ := NewChannel(line, line)
+	copy(ch.P, []float64{
+		0.7, 0.3, 0,
+		0.2, 0.8 - 1e-300, 1e-300,
+		0.5, 0.5, 0,
+	})
+	start := []float64{0.5, 0.3, 0.2}
+	q := []float64{0.25, 0.5, 0.25} // output 2 has probability 3e-301 under start
+	counts2 := []float64{3, 1, 2}
+	for _, tc := range []struct {
+		name    string
+		batches []Batch
+	}{
+		{"one batch", []Batch{{ch, q}}},
+		{"two batches", []Batch{{ch, q}, {ch, counts2}}},
+	} {
+		want := start
+		for it := 1; it <= 3; it++ {
+			want = logGIBUStep(tc.batches, want)
+			got, _, err := GIBU(tc.batches, start, IBUConfig{Iterations: it})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); d > 1e-14 {
+				t.Errorf("%s, %d updates: %v, definition %v", tc.name, it, got, want)
+			}
+		}
+	}
+}
+
+// TestGIBUConvergence: with several batches, convergence mode stops at
+// the first update whose largest change is below delta, and a run in
+// which no report can be explained is an error.
+func TestGIBUConvergence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	g, _ := NewGrid(3, 4)
+	ch1 := randChannel(rng, g, g, 0)
+	ch2, _ := Laplace(g, g.Widen(1), 0.7)
+	batches := []Batch{{ch1, randPrior(rng, g.Len(), 0)}, {ch2, randPrior(rng, ch2.Out.Len(), 0)}}
+	const delta = 1e-7
+	est, iters, err := GIBU(batches, nil, IBUConfig{Delta: delta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, prev := uniform(g.Len()), []float64(nil)
+	want := 0
+	for it := 1; it <= 10000; it++ {
+		prev, theta = theta, logGIBUStep(batches, theta)
+		if maxAbsDiff(theta, prev) < delta {
+			want = it
+			break
+		}
+	}
+	if iters != want || maxAbsDiff(est, theta) > 1e-12 {
+		t.Errorf("stopped after %d updates, definition after %d; estimates differ by %.3g", iters, want, maxAbsDiff(est, theta))
+	}
+	// Nothing explainable: each batch reports only outputs that no input
+	// with positive mass can produce.
+	line := Grid{Rows: 1, Cols: 2}
+	id, _ := NewChannel(line, line)
+	copy(id.P, []float64{1, 0, 0, 1})
+	for _, cfg := range []IBUConfig{{Iterations: 2}, {Delta: 1e-9}} {
+		_, _, err := GIBU([]Batch{{id, []float64{0, 1}}, {id, []float64{0, 2}}}, []float64{1, 0}, cfg)
+		if err == nil || !strings.Contains(err.Error(), "gibu: no report can be produced by the current estimate") {
+			t.Errorf("%+v: unexplainable reports: error %v", cfg, err)
+		}
+	}
+}
+
+// TestIBUOnBAAllocs: the factorised IBU allocates nothing once its
+// workspace is warm (it never materialises the channel on the way).
+func TestIBUOnBAAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 40))
+	g, _ := NewGrid(7, 9)
+	prior := randPrior(rng, g.Len(), 0.2)
+	b, err := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := randPrior(rng, g.Len(), 0.3)
+	var ws IBUWorkspace
+	dst := make([]float64, g.Len())
+	for _, cfg := range []IBUConfig{{Iterations: 8}, {Delta: 1e-300, MaxIterations: 20}} {
+		if a := testing.AllocsPerRun(5, func() {
+			if _, _, err := ws.IBUOnBA(dst, b, q, nil, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%+v: %v allocations per call with a warm workspace", cfg, a)
+		}
+	}
+}
