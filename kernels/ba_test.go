@@ -313,9 +313,12 @@ func TestBAConvergence(t *testing.T) {
 		t.Errorf("capped run: %v iterations, converged %v, err %v", b.Iterations, b.Converged, err)
 	}
 	// Uniform start: with a tiny beta, C_1 is within delta of uniform.
-	b, err = BA(g, prior, BAConfig{Beta: 1e-12, Delta: 1e-9})
-	if err != nil || b.Iterations != 1 || !b.Converged {
-		t.Errorf("tiny beta: %d iterations, converged %v, err %v", b.Iterations, b.Converged, err)
+	for _, forceLog := range []bool{false, true} {
+		var ws BAWorkspace
+		b, err := ws.ba(g, prior, BAConfig{Beta: 1e-12, Delta: 1e-9}, forceLog)
+		if err != nil || b.Iterations != 1 || !b.Converged {
+			t.Errorf("tiny beta, log=%v: %d iterations, converged %v, err %v", forceLog, b.Iterations, b.Converged, err)
+		}
 	}
 }
 
@@ -423,11 +426,15 @@ func TestBAChangeExact(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want, _ := plainBA(g, prior, 0.8, it)
+				want, wantC := plainBA(g, prior, 0.8, it)
 				d := maxAbsDiff(want, prev)
 				if b.Iterations != it || b.Converged || math.Abs(b.Change-d) > 1e-13*d {
 					t.Errorf("%v log=%v cap %d: %d iterations, converged %v, change %.17g; want %d, false, %.17g",
 						g, forceLog, it, b.Iterations, b.Converged, b.Change, it, d)
+				}
+				// The marginal the channel was built from (uniform for C_1).
+				if e := maxRelDiff(b.Marginal, wantC); e > 1e-12 {
+					t.Errorf("%v log=%v cap %d: marginal differs from plain BA's by %.3g", g, forceLog, it, e)
 				}
 				prev = want
 			}
