@@ -3,6 +3,7 @@ package datasets
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -243,5 +244,31 @@ func TestParityWithReferenceGrids(t *testing.T) {
 			t.Fatalf("%s: %d cells, reference has %d lines", c.Name, len(got), len(ref))
 		}
 		t.Logf("%s: %d points, %d outside every cell, %d on an interior edge, %d lines reproduced", c.Name, points, outside, multi, len(got))
+	}
+}
+
+// TestValidationBoundaries: the limits of the validated ranges are
+// themselves accepted, and the values just beyond refused.
+func TestValidationBoundaries(t *testing.T) {
+	for _, b := range []Box{{-90, 90, -180, 180}, {5, 5, 7, 7}} {
+		if err := b.Validate(); err != nil {
+			t.Errorf("box %v: %v", b, err)
+		}
+	}
+	for _, b := range []Box{
+		{math.Nextafter(-90, -91), 0, 0, 1}, {0, math.Nextafter(90, 91), 0, 1},
+		{0, 1, math.Nextafter(-180, -181), 0}, {0, 1, 0, math.Nextafter(180, 181)},
+		{math.Nextafter(5, 6), 5, 0, 1}, {0, 1, math.Nextafter(7, 8), 7},
+	} {
+		if err := b.Validate(); err == nil {
+			t.Errorf("box %v accepted", b)
+		}
+	}
+	// Arange accepts exactly maxEdges values and refuses one more.
+	if v, err := Arange(0, maxEdges, 1); err != nil || len(v) != maxEdges {
+		t.Errorf("arange of %d values: %d values, %v", maxEdges, len(v), err)
+	}
+	if _, err := Arange(0, maxEdges+1, 1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d", maxEdges)) {
+		t.Errorf("arange of %d values: error %v", maxEdges+1, err)
 	}
 }

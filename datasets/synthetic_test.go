@@ -176,3 +176,34 @@ func BenchmarkSynthetic(b *testing.B) {
 		Synthetic(rand.New(rand.NewPCG(1, 2)), opt)
 	}
 }
+
+// TestSyntheticBoundaries: one check-in, one hotspot and the background
+// fractions 0 and 1 are all accepted; a background of exactly 1 needs no
+// hotspot.
+func TestSyntheticBoundaries(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, opt := range []SyntheticOptions{
+		{Rows: 3, Cols: 4, N: 1, Hotspots: 1},
+		{Rows: 3, Cols: 4, N: 5, Hotspots: 1, Background: 0},
+		{Rows: 3, Cols: 4, N: 5, Background: 1},
+	} {
+		d, err := Synthetic(rng, opt)
+		if err != nil || d.N != opt.N || d.Validate() != nil {
+			t.Errorf("Synthetic(%+v): %v", opt, err)
+		}
+	}
+	g := kernels.Grid{Rows: 3, Cols: 4}
+	for _, bg := range []float64{0, 1} {
+		p, err := MixturePrior(g, []Hotspot{{Row: 1, Col: 1, Sigma: 1, Weight: 1}}, bg)
+		if err != nil || math.Abs(total(p)-1) > 1e-12 {
+			t.Errorf("background %v: total %v, %v", bg, total(p), err)
+		}
+	}
+	// Background 1 is uniform.
+	p, _ := MixturePrior(g, nil, 1)
+	for i, v := range p {
+		if math.Abs(v-1.0/12) > 1e-15 {
+			t.Fatalf("background 1: cell %d = %v, want 1/12", i, v)
+		}
+	}
+}

@@ -231,3 +231,33 @@ func TestIslandOptionsTOML(t *testing.T) {
 		t.Errorf("unknown mode: %v", err)
 	}
 }
+
+// TestIslandBoundaries: A and the block may touch every edge of the grid.
+func TestIslandBoundaries(t *testing.T) {
+	g := kernels.Grid{Rows: 4, Cols: 5}
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = 1 / float64(g.Len())
+	}
+	for _, o := range []IslandOptions{
+		{Row: 3, Col: 4, Radius: 0, Mode: MoveMass},
+		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 3, Col0: 4, Col1: 4}, Mode: MoveMass},
+		{Row: 3, Col: 0, Block: &Block{Row0: 3, Row1: 3, Col0: 0, Col1: 0}, Mode: MoveMass},
+	} {
+		out, err := Island(g, prior, o)
+		if err != nil {
+			t.Errorf("Island(%+v): %v", o, err)
+			continue
+		}
+		if math.Abs(total(out)-1) > 1e-12 {
+			t.Errorf("Island(%+v): total %v", o, total(out))
+		}
+	}
+	// Radius 0 moves nothing: the block is A alone.
+	out, _ := Island(g, prior, IslandOptions{Row: 1, Col: 1, Radius: 0, Mode: MoveMass})
+	for i, v := range out {
+		if v != prior[i] {
+			t.Fatalf("radius 0: cell %d = %v, want %v", i, v, prior[i])
+		}
+	}
+}
