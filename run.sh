@@ -73,6 +73,9 @@ usage: ./run.sh [COMMAND] [ARGS]
                         copy and check that the tests catch each
   bench [ARGS]          kernel benchmarks (-count 5) into results/bench/<date>.txt;
                         extra ARGS go to go test (e.g. -bench BA -benchtime 200ms)
+  bench-scale [ARGS]    BenchmarkScale (hotspot grids up to 1024x1024), one process per
+                        size with its peak memory, then the NumPy peer if present, into
+                        results/bench/scale-<date>.txt; ARGS filter the sizes (e.g. BA10/256)
   profile SPEC          run SPEC with CPU and allocation profiles; prints the pprof commands
   fetch-data [ARGS]     download the SNAP Gowalla check-ins and build the city subsets
   datasets [ARGS]       regenerate the embedded per-cell counts in datasets/
@@ -110,7 +113,7 @@ cmd_all() {
 	"$BIN" run "${specs[@]}"
 	if has_command report; then
 		"$BIN" report
-		echo "run.sh: report: results/REPORT.md"
+		echo "run.sh: report: results/REPORT.md (and results/REPORT.html for a browser)"
 	else
 		echo "run.sh: results are in results/ (one directory per experiment; no report command yet)"
 	fi
@@ -296,13 +299,57 @@ cmd_bench() {
 	local out tmp
 	out="results/bench/$(date -u +%Y%m%d-%H%M%S).txt"
 	tmp="$out.tmp"
-	echo "run.sh: benchmarking ./kernels/ (go test -bench . -benchmem -count 5 $*)"
-	go test -run '^$' -bench . -benchmem -count 5 "$@" ./kernels/ | tee "$tmp"
+	# BenchmarkScale (minutes, up to 1024 x 1024 grids) has its own command.
+	echo "run.sh: benchmarking ./kernels/ (go test -bench '^Benchmark([^S]|S[^c])' -benchmem -count 5 $*)"
+	go test -run '^$' -bench '^Benchmark([^S]|S[^c])' -benchmem -count 5 "$@" ./kernels/ | tee "$tmp"
 	mv "$tmp" "$out"
 	echo
 	echo "run.sh: wrote $out"
 	echo "compare two runs with benchstat:"
 	echo "  go run golang.org/x/perf/cmd/benchstat@latest OLD.txt $out"
+}
+
+# cmd_bench_scale runs every BenchmarkScale size in a process of its own,
+# so that /usr/bin/time -v (where installed) reports each size's peak
+# memory, then the NumPy/POT peer on the same machine if ../shared has it.
+cmd_bench_scale() {
+	need_go
+	mkdir -p results/bench
+	local out tmp bin count filter
+	out="results/bench/scale-$(date -u +%Y%m%d-%H%M%S).txt"
+	tmp="$out.tmp"
+	bin=$(mktemp -d)/kernels.test
+	count=${PRIVIC_BENCH_COUNT:-5}
+	filter=${1:-}
+	go test -c -o "$bin" ./kernels/
+	{
+		echo "# ./run.sh bench-scale $*: $(uptime)"
+		for kernel in BA10 IBU10 EMD Obfuscate TightEps; do
+			for side in 32 64 100 128 256 512 1024; do
+				case $kernel in BA10 | IBU10) ;; *) [ "$side" -le 256 ] || continue ;; esac
+				name="BenchmarkScale/$kernel/$side"
+				[ -z "$filter" ] || [[ $name == *"$filter"* ]] || continue
+				if [ -x /usr/bin/time ]; then
+					/usr/bin/time -v -o "$bin.time" "$bin" -test.run '^$' -test.bench "^$name\$" -test.benchmem -test.count "$count" |
+						grep -v '^PASS\|^ok'
+					echo "# $name peak RSS $(awk -F': ' '/Maximum resident/ {print $2}' "$bin.time") kB"
+				else
+					"$bin" -test.run '^$' -test.bench "^$name\$" -test.benchmem -test.count "$count" | grep -v '^PASS\|^ok'
+				fi
+			done
+		done
+		peer=../shared/peers/numpy_kernels.py
+		if [ -f "$peer" ] && /usr/bin/python3 -c 'import numpy, ot' 2>/dev/null; then
+			echo "# peer: /usr/bin/python3 $peer --sides 32,64,100: $(uptime)"
+			/usr/bin/python3 "$peer" --sides 32,64,100 | sed 's/^/# peer /'
+		else
+			echo "# peer not run: $peer or python3-numpy/python3-pot missing"
+		fi
+	} 2>&1 | tee "$tmp"
+	mv "$tmp" "$out"
+	rm -rf "$(dirname "$bin")"
+	echo
+	echo "run.sh: wrote $out"
 }
 
 cmd_profile() {
@@ -336,6 +383,7 @@ main() {
 	bench) cmd_bench "$@" ;;
 	mutate) cmd_mutate "$@" ;;
 	bugs) cmd_bugs "$@" ;;
+	bench-scale) cmd_bench_scale "$@" ;;
 	profile) cmd_profile "$@" ;;
 	fetch-data)
 		need_go

@@ -57,13 +57,7 @@ const (
 
 // String names the rule by its inequality.
 func (r Rule) String() string {
-	switch r {
-	case UpperClosed:
-		return "edge[i+1] < v <= edge[i]"
-	case BothClosed:
-		return "edge[i+1] <= v <= edge[i]"
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
+	return enum[Rule]{"Rule", "rule", []string{"edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]", "edge[i+1] <= v < edge[i]"}}.String(r)
 }
 
 // City is a discretisation preset: the bounding box of the subset, the
@@ -79,11 +73,32 @@ type City struct {
 	LatStep float64 // degrees between latitude edges (rows)
 	LonStep float64 // degrees between longitude edges (columns)
 	Rule    Rule
+	// Places are named cells of the grid that experiments refer to.
+	Places []Place
 }
 
-// Cities returns the presets, in a fixed order. The values are the facts
-// recorded in the data set's README (shared/datasets/gowalla/README.md);
-// a fresh slice is returned so callers cannot alter the presets.
+// Place is a named cell of a city's grid, in the grid's own indexing (row
+// 0 is the northern band, column 0 the eastern band).
+type Place struct {
+	Name     string
+	Row, Col int
+	// About says what the place is for.
+	About string
+}
+
+// Place returns the place called name.
+func (c City) Place(name string) (Place, bool) {
+	for _, p := range c.Places {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Place{}, false
+}
+
+// Cities returns the presets, in a fixed order. The boxes, steps and
+// rules are those the published city subsets were cut and gridded with; a
+// fresh slice is returned so callers cannot alter the presets.
 func Cities() []City {
 	return []City{
 		{
@@ -93,6 +108,15 @@ func Cities() []City {
 			LatStep: 0.00427,
 			LonStep: 0.0066,
 			Rule:    UpperClosed,
+			// The paper's elastic and adversarial experiments (Sec. III-A,
+			// VI) on the 11 x 15 grid. A (index 93) spans lat
+			// 48.8457-48.8500, lon 2.3581-2.3647: the south-east of the
+			// box. The paper, drawing column 0 on the left, calls it
+			// south-western.
+			Places: []Place{
+				{Name: "A", Row: 6, Col: 3, About: "the vulnerable location, in a sparse area that the island prior isolates"},
+				{Name: "B", Row: 3, Col: 7, About: "the strong location, in the crowded centre"},
+			},
 		},
 		{
 			Name:    "sf",
@@ -114,15 +138,30 @@ func CityNames() []string {
 	return names
 }
 
-// Lookup returns the preset called name (case-insensitive).
+// Lookup returns the preset called name. Names are exact ("paris", not
+// "Paris"), so that one city has one spelling in job keys, tables and
+// file names.
 func Lookup(name string) (City, error) {
-	key := strings.ToLower(strings.TrimSpace(name))
 	for _, c := range Cities() {
-		if c.Name == key {
+		if c.Name == name {
 			return c, nil
 		}
 	}
-	return City{}, fmt.Errorf("unknown city %q: known cities are %s", name, strings.Join(CityNames(), ", "))
+	return City{}, fmt.Errorf("unknown city %q: known cities are %s (names are exact)", name, strings.Join(CityNames(), ", "))
+}
+
+// describe fills in what the preset says of its dataset d: its title,
+// the frame of its grid, the cell size and the named places.
+func (c City) describe(d *Dataset) error {
+	f, err := presetFrame(c)
+	if err != nil {
+		return err
+	}
+	d.Title, d.Frame, d.Preset = c.Title, f, true
+	d.CellHeightM, d.CellWidthM = f.CellSize()
+	d.CellM = CellM(d.CellHeightM, d.CellWidthM)
+	d.Places = append([]Place(nil), c.Places...)
+	return nil
 }
 
 // Validate checks the box, the steps and the rule.

@@ -41,7 +41,7 @@ func EmbeddedCounts(city string) ([]byte, error) {
 	return b, nil
 }
 
-// Load returns a paper city ("paris", "sf") from the embedded counts; it
+// Load returns a preset (paris or sf) from the embedded counts; it
 // does no file I/O. The counts file holds every line of the reference
 // grid-cell file and names its first line separately, so both row
 // policies are served from it.
@@ -67,6 +67,16 @@ func Load(name string, opt LoadOptions) (*Dataset, error) {
 		return nil, err
 	}
 	d.Source = fmt.Sprintf("datasets/%s (embedded), rows = %s", CountsFile(c.Name), opt.Rows)
+	if err := c.describe(d); err != nil {
+		return nil, err
+	}
+	// Read: the points of the subset; dropped: those outside every cell
+	// and, under the header quirk, the first line.
+	read := cf.points
+	if read == 0 {
+		read = cf.lines
+	}
+	d.Read = ReadStats{Rows: read, Checkins: read, Kept: d.N, Dropped: read - d.N}
 	return d, nil
 }
 
@@ -75,6 +85,7 @@ type countsFile struct {
 	counts map[Cell]int
 	first  Cell // the first line of the grid-cell file
 	lines  int  // lines of the grid-cell file (sum of counts)
+	points int  // points of the subset the lines were made from (0: not recorded)
 }
 
 // parseCounts reads a counts file: "# key: value" comment lines (the keys
@@ -91,30 +102,11 @@ func parseCounts(b []byte, name string) (*countsFile, error) {
 			return &LineError{File: name, Line: ln, Msg: fmt.Sprintf(format, a...)}
 		}
 		if rest, ok := strings.CutPrefix(line, "#"); ok {
-			key, val, ok := strings.Cut(strings.TrimSpace(rest), ":")
-			if !ok {
-				continue
+			first, err := cf.comment(rest, bad)
+			if err != nil {
+				return nil, err
 			}
-			val = strings.TrimSpace(val)
-			switch strings.TrimSpace(key) {
-			case "lines":
-				n, err := strconv.Atoi(val)
-				if err != nil || n <= 0 {
-					return nil, bad("lines %q: want a positive integer", val)
-				}
-				cf.lines = n
-			case "first-line":
-				var f [2][]byte
-				if splitFields([]byte(val), ',', f[:]) != 2 {
-					return nil, bad("first-line %q: want row,col", val)
-				}
-				r, msg := parseIndex(f[0], "row")
-				c, msg2 := parseIndex(f[1], "col")
-				if msg != "" || msg2 != "" {
-					return nil, bad("first-line %q: %s%s", val, msg, msg2)
-				}
-				cf.first, haveFirst = Cell{Row: r, Col: c}, true
-			}
+			haveFirst = haveFirst || first
 			continue
 		}
 		if !haveHeader {
@@ -163,6 +155,80 @@ func parseCounts(b []byte, name string) (*countsFile, error) {
 		return nil, fmt.Errorf("%s: first-line cell (%d,%d) has no count", name, cf.first.Row, cf.first.Col)
 	}
 	return cf, nil
+}
+
+// comment reads a "# key: value" comment line (rest follows the '#');
+// first reports that it was the first-line comment.
+func (cf *countsFile) comment(rest string, bad func(format string, a ...any) error) (first bool, err error) {
+	key, val, ok := strings.Cut(strings.TrimSpace(rest), ":")
+	if !ok {
+		return false, nil
+	}
+	val = strings.TrimSpace(val)
+	switch strings.TrimSpace(key) {
+	case "lines":
+		n, err := strconv.Atoi(val)
+		if err != nil || n <= 0 {
+			return false, bad("lines %q: want a positive integer", val)
+		}
+		cf.lines = n
+	case "points":
+		// "10991 read, 912 outside every cell, ..."
+		n, err := strconv.Atoi(strings.TrimSuffix(strings.Fields(val + " x")[0], ","))
+		if err == nil && n > 0 {
+			cf.points = n
+		}
+	case "first-line":
+		var f [2][]byte
+		if splitFields([]byte(val), ',', f[:]) != 2 {
+			return false, bad("first-line %q: want row,col", val)
+		}
+		r, msg := parseIndex(f[0], "row")
+		c, msg2 := parseIndex(f[1], "col")
+		if msg != "" || msg2 != "" {
+			return false, bad("first-line %q: %s%s", val, msg, msg2)
+		}
+		cf.first = Cell{Row: r, Col: c}
+		return true, nil
+	}
+	return false, nil
+}
+
+// parityCheck compares cells, the discretisation of c's check-ins, with
+// the reference grid-cell file in dir, line by line, and says what it
+// found for the counts file's header (the file may be absent).
+func parityCheck(c City, dir string, cells []Cell) (string, error) {
+	refPath := filepath.Join(dir, CellsFile(c.Name))
+	ref, err := openHashing(refPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "none (" + CellsFile(c.Name) + " not found)", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("parity check: %w", err)
+	}
+	defer ref.f.Close()
+	i := 0
+	_, err = ReadCells(ref.r, refPath, func(rc Cell) error {
+		if i >= len(cells) {
+			return fmt.Errorf("reference has more lines than the %d the discretisation of %s gives", len(cells), CheckinsFile(c.Name))
+		}
+		if rc != cells[i] {
+			return fmt.Errorf("reference cell (%d,%d), discretisation of %s gives (%d,%d)", rc.Row, rc.Col, CheckinsFile(c.Name), cells[i].Row, cells[i].Col)
+		}
+		i++
+		return nil
+	})
+	if err != nil {
+		return "", fmt.Errorf("parity check: %w", err)
+	}
+	if i != len(cells) {
+		return "", fmt.Errorf("parity check: %s has %d lines, the discretisation of %s gives %d", refPath, i, CheckinsFile(c.Name), len(cells))
+	}
+	refSum, err := ref.sum()
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", refPath, err)
+	}
+	return fmt.Sprintf("reproduces %s (sha256 %s) line for line", CellsFile(c.Name), refSum), nil
 }
 
 // hashingFile opens path and hashes whatever is read from it.
@@ -245,34 +311,9 @@ func WriteCounts(w io.Writer, c City, dir string) error {
 		return fmt.Errorf("%s: %w", srcPath, err)
 	}
 
-	check := "none (" + CellsFile(c.Name) + " not found)"
-	refPath := filepath.Join(dir, CellsFile(c.Name))
-	if ref, err := openHashing(refPath); err == nil {
-		defer ref.f.Close()
-		i := 0
-		_, err := ReadCells(ref.r, refPath, func(rc Cell) error {
-			if i >= len(cells) {
-				return fmt.Errorf("reference has more lines than the %d the discretisation of %s gives", len(cells), CheckinsFile(c.Name))
-			}
-			if rc != cells[i] {
-				return fmt.Errorf("reference cell (%d,%d), discretisation of %s gives (%d,%d)", rc.Row, rc.Col, CheckinsFile(c.Name), cells[i].Row, cells[i].Col)
-			}
-			i++
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("parity check: %w", err)
-		}
-		if i != len(cells) {
-			return fmt.Errorf("parity check: %s has %d lines, the discretisation of %s gives %d", refPath, i, CheckinsFile(c.Name), len(cells))
-		}
-		refSum, err := ref.sum()
-		if err != nil {
-			return fmt.Errorf("%s: %w", refPath, err)
-		}
-		check = fmt.Sprintf("reproduces %s (sha256 %s) line for line", CellsFile(c.Name), refSum)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("parity check: %w", err)
+	check, err := parityCheck(c, dir, cells)
+	if err != nil {
+		return err
 	}
 
 	all, err := FromCells(c.Name, cells, AllRows)

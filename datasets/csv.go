@@ -49,39 +49,27 @@ func ReadCells(r io.Reader, name string, fn func(Cell) error) (int, error) {
 // returns what is wrong with them ("" if nothing) or the caller's error;
 // columns names the fields in the field-count message.
 func readPairs(r io.Reader, name, columns string, parse func(a, b []byte) (string, error)) (int, error) {
-	dr, closeFn, err := decompress(r)
-	if err != nil {
-		return 0, fmt.Errorf("%s: %w", name, err)
-	}
-	defer closeFn()
-	lr := newLineReader(dr)
 	var f [2][]byte
 	n := 0
-	for {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return n, nil
-		}
-		if err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
-		}
-		bad := func(msg string) error { return &LineError{File: name, Line: lr.line, Msg: msg} }
+	err := eachLine(r, name, func(line []byte, tooLong bool, no int) error {
+		bad := func(msg string) error { return &LineError{File: name, Line: no, Msg: msg} }
 		if tooLong {
-			return n, bad(fmt.Sprintf("line longer than %d bytes", maxLine))
+			return bad(fmt.Sprintf("line longer than %d bytes", maxLine))
 		}
-		line = stripBOM(line, lr.line)
 		if k := splitFields(line, ',', f[:]); k != 2 {
-			return n, bad(fmt.Sprintf("%d fields, want 2 (%s)", k, columns))
+			return bad(fmt.Sprintf("%d fields, want 2 (%s)", k, columns))
 		}
 		msg, err := parse(f[0], f[1])
 		if msg != "" {
-			return n, bad(msg)
+			return bad(msg)
 		}
 		if err != nil {
-			return n, fmt.Errorf("%s:%d: %w", name, lr.line, err)
+			return fmt.Errorf("%s:%d: %w", name, no, err)
 		}
 		n++
-	}
+		return nil
+	})
+	return n, err
 }
 
 // ReadPointsFile reads a whole "lat,lon" file. Errors name the file's path.

@@ -7,15 +7,66 @@ import (
 	"privic/kernels"
 )
 
-// Dataset is a set of check-ins counted per cell of a grid.
+// Dataset is a set of check-ins counted per cell of a grid. Datasets
+// handed out by a Catalog are shared: treat them as read-only.
 type Dataset struct {
-	Name   string
+	Name string
+	// Title names the dataset in figures and prose ("San Francisco").
+	Title  string
 	Grid   kernels.Grid // domain: 11x15 Paris, 16x24 SF for the paper's data
 	Counts []int        // per-cell check-in counts, row-major over Grid
 	N      int          // sum of Counts
 	// Source says where the counts come from (file and options, or the
 	// synthetic generator's settings), for manifests and reports.
 	Source string
+	// CellM is the size of a cell in metres (CellM of its height and
+	// width), 0 when unknown; CellHeightM and CellWidthM are its sides.
+	// Distances in cells times CellM are metres.
+	CellM, CellHeightM, CellWidthM float64
+	// Frame places the grid on the map (nil for counts and synthetic
+	// data): grid cell (r, c) in Grid's absolute indexing is the frame's
+	// cell (r, c).
+	Frame *Frame
+	// Places are the dataset's named cells (the Paris preset's A and B),
+	// in the grid's absolute indexing, by name.
+	Places []Place
+	// Read says what loading read, kept and dropped.
+	Read ReadStats
+	// Preset says that the dataset is one of the paper's (Cities).
+	Preset bool
+}
+
+// Occupancy counts the cells with at least one check-in and finds the
+// densest cell (the first of the densest, row-major).
+func (d *Dataset) Occupancy() (occupied, densest int) {
+	for i, c := range d.Counts {
+		if c > 0 {
+			occupied++
+		}
+		if c > d.Counts[densest] {
+			densest = i
+		}
+	}
+	return occupied, densest
+}
+
+// ReadStats counts what loading a dataset read.
+type ReadStats struct {
+	Rows      int // data rows (lines of a points or counts file) read
+	Malformed int // SNAP lines skipped as malformed
+	Checkins  int // check-ins read (the sum of the rows' weights)
+	Kept      int // check-ins counted in a cell (N)
+	Dropped   int // check-ins outside the region or every cell
+}
+
+// Place returns the place called name.
+func (d *Dataset) Place(name string) (Place, bool) {
+	for _, p := range d.Places {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Place{}, false
 }
 
 // Prior is the empirical distribution Counts/N.
@@ -69,44 +120,21 @@ const (
 	AllRows
 )
 
-// String returns the policy's spec name ("header-quirk", "all-rows").
-func (p RowPolicy) String() string {
-	switch p {
-	case HeaderQuirk:
-		return "header-quirk"
-	case AllRows:
-		return "all-rows"
-	}
-	return fmt.Sprintf("RowPolicy(%d)", int(p))
+func rowPolicies() enum[RowPolicy] {
+	return enum[RowPolicy]{"RowPolicy", "row policy", []string{"header-quirk", "all-rows"}}
 }
+
+// String returns the policy's spec name ("header-quirk", "all-rows").
+func (p RowPolicy) String() string { return rowPolicies().String(p) }
 
 // ParseRowPolicy parses a policy's spec name.
-func ParseRowPolicy(s string) (RowPolicy, error) {
-	for _, p := range []RowPolicy{HeaderQuirk, AllRows} {
-		if s == p.String() {
-			return p, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown row policy %q: want %q or %q", s, HeaderQuirk.String(), AllRows.String())
-}
+func ParseRowPolicy(s string) (RowPolicy, error) { return rowPolicies().Parse(s) }
 
 // MarshalText lets specs and manifests spell the policy by name.
-func (p RowPolicy) MarshalText() ([]byte, error) {
-	if p != HeaderQuirk && p != AllRows {
-		return nil, fmt.Errorf("invalid row policy %d", int(p))
-	}
-	return []byte(p.String()), nil
-}
+func (p RowPolicy) MarshalText() ([]byte, error) { return rowPolicies().Marshal(p) }
 
 // UnmarshalText parses a policy's spec name.
-func (p *RowPolicy) UnmarshalText(b []byte) error {
-	v, err := ParseRowPolicy(string(b))
-	if err != nil {
-		return err
-	}
-	*p = v
-	return nil
-}
+func (p *RowPolicy) UnmarshalText(b []byte) error { return rowPolicies().Unmarshal(b, p) }
 
 // LoadOptions selects how Load builds a data set.
 type LoadOptions struct {

@@ -101,7 +101,7 @@ func TestArangeMatchesSoftwareFloat(t *testing.T) {
 }
 
 func TestEdgeCountsMatchREADME(t *testing.T) {
-	// Edge counts recorded in shared/datasets/gowalla/README.md.
+	// Edge counts of the published subsets' grids.
 	want := map[string][2]int{"paris": {12, 16}, "sf": {17, 25}}
 	for _, c := range Cities() {
 		d, err := c.Discretizer()
@@ -164,9 +164,15 @@ func TestDiscretizerRules(t *testing.T) {
 }
 
 func TestLookup(t *testing.T) {
-	c, err := Lookup(" Paris ")
+	c, err := Lookup("paris")
 	if err != nil || c.Name != "paris" || c.Rule != UpperClosed {
-		t.Fatalf("Lookup(Paris) = %+v, %v", c, err)
+		t.Fatalf("Lookup(paris) = %+v, %v", c, err)
+	}
+	// Names are exact: one city, one spelling in keys and file names.
+	for _, other := range []string{"Paris", " paris", "PARIS"} {
+		if _, err := Lookup(other); err == nil {
+			t.Errorf("Lookup(%q) accepted", other)
+		}
 	}
 	_, err = Lookup("lyon")
 	if err == nil || !strings.Contains(err.Error(), `"lyon"`) || !strings.Contains(err.Error(), "paris, sf") {

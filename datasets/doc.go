@@ -1,7 +1,34 @@
 // Package datasets provides the check-in data of privic: readers for the
 // SNAP Gowalla file and the curated city subsets, the paper's grid
 // discretisation, per-cell counts embedded in the binary, synthetic
-// cities, and the island and adversarial-injection transforms of priors.
+// cities, the datasets a spec declares, and the island and
+// adversarial-injection transforms of priors.
+//
+// # Presets and declared datasets
+//
+// The paper's two datasets are the presets paris and sf (Cities, Load):
+// their grids, counts and named places (Paris's A and B) are fixed here.
+// Any other dataset is declared in a spec's [datasets.NAME] table, which
+// decodes into a Decl: check-in points of a CSV file (named or numbered
+// columns, an optional weight column) or a SNAP file, per-cell counts of a
+// grid, or a synthetic city; the region (bbox, default the points'
+// extent); the cells (cell_m metres or cell_deg degrees); named places,
+// by latitude and longitude or [row, col]. NewCatalog checks and grids
+// the declarations of a spec (ScanPoints streams each file in constant
+// memory, once with a bbox, twice without), and a Catalog serves them
+// beside the presets by exact name, with a Fingerprint of the
+// declarations and the SHA-256 of their files for the spec hash.
+//
+// Point data are gridded by a Frame laid from the region's north-east
+// corner (NewFrame): row 0 is the northern band and column 0 the eastern
+// band, as in the presets; rows = ceil(height / cell) and cols =
+// ceil(width / cell); a point on an interior edge belongs to the cell to
+// its north and east; the region's edges are inside. Cells of M metres
+// are measured on a local equirectangular projection at the region's
+// centre, with the WGS 84 ellipsoid's lengths of a degree there
+// (MetresPerDegree). Every Dataset records its cell size in metres
+// (CellM: for degree cells and the presets, the side of the square of
+// the mean cell's area), so that distances in cells convert to metres.
 //
 // # Data flow
 //
@@ -39,16 +66,17 @@
 //
 // # Raw points
 //
-// Only the check-in scatter (Fig. 6a) needs raw points. Points looks for
-// <city>_checkins.csv in $PRIVIC_DATA, then datasets/cache/ and
-// ../shared/datasets/gowalla relative to the module root; when none exists
+// Of the presets, only the check-in scatter (Fig. 6a) needs raw points.
+// Points looks for <city>_checkins.csv in $PRIVIC_DATA, then
+// datasets/cache/ and ../shared/datasets/gowalla relative to the module
+// root; when none exists
 // the error wraps ErrNoPoints and lists the places searched, so callers can
 // skip the figure and say why. `go run ./datasets/internal/fetchdata`
 // (./run.sh fetch-data) downloads the SNAP file, shows progress, and writes
-// the subsets into datasets/cache/. No SHA-256 of the SNAP file is known to
-// this project (it was written without internet access), so there is no
-// built-in expected digest: pass -sha256 to verify; without it the
-// computed digest is printed and the file is reported as not verified.
+// the subsets into datasets/cache/. The project records no SHA-256 of the
+// SNAP file, so there is no built-in expected digest: pass -sha256 to
+// verify; without it the computed digest is printed and the file is
+// reported as not verified.
 // Subsets cut from the SNAP file keep its line order and the coordinates'
 // digits; whether they are byte-identical to the curated files has not been
 // checked here.
@@ -65,17 +93,18 @@
 // # The island prior
 //
 // The elastic and adversarial experiments plant an isolated "vulnerable"
-// location A = (6, 3) (index 93 on the 11 x 15 Paris grid) by zeroing the
-// 5 x 5 block rows 4-8, cols 1-5 around it (Chebyshev radius 2). On the
+// location A, the Paris preset's place A = (6, 3) (index 93 on the
+// 11 x 15 grid; City.Places), by zeroing the 5 x 5 block rows 4-8, cols
+// 1-5 around it (Chebyshev radius 2). On the
 // Paris prior with the header quirk that block holds 1,387 of the 10,078
 // check-ins (mass 0.137627) and A itself 2 (mass 0.000198). The paper's
 // text moves the block's mass onto A (MoveMass: A = 0.137627, the other
 // 140 cells unchanged). The reference code instead gives A the mass 0.01
 // and rescales the other 140 cells to total 0.99 (SetMass with Mass 0.01:
 // a factor 0.99/0.862373 = 1.147994); ReferenceIsland and PaperIsland
-// return both settings. Geographically A's cell spans lat 48.8457-48.8500,
-// lon 2.3581-2.3647, in the south-east of the Paris box; the paper calls
-// it south-western, which fits a map drawn with column 0 on the left.
+// return both settings. A's cell lies in the south-east of the Paris box
+// (see the preset); the paper, drawing column 0 on the left, calls it
+// south-western.
 // Inject then adds adversarial reports at a cell:
 // (1-f)*prior + f*delta_cell.
 package datasets

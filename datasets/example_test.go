@@ -17,11 +17,16 @@ func Example() {
 	}
 	fmt.Printf("%s: N = %d check-ins on a %v grid\n", d.Name, d.N, d.Grid)
 
-	island, err := datasets.Island(d.Grid, d.Prior(), datasets.ReferenceIsland())
+	paris, err := datasets.Lookup("paris")
 	if err != nil {
 		log.Fatal(err)
 	}
-	a := d.Grid.Index(datasets.ARow, datasets.ACol)
+	place, _ := paris.Place("A")
+	island, err := datasets.Island(d.Grid, d.Prior(), datasets.ReferenceIsland(place))
+	if err != nil {
+		log.Fatal(err)
+	}
+	a := d.Grid.Index(place.Row, place.Col)
 	fmt.Printf("island prior: A = cell %d with mass %.2f\n", a, island[a])
 
 	// 10% of the reports falsely claim to be at A.
@@ -61,5 +66,5 @@ func ExampleLookup() {
 	_, err := datasets.Lookup("lyon")
 	fmt.Println(err)
 	// Output:
-	// unknown city "lyon": known cities are paris, sf
+	// unknown city "lyon": known cities are paris, sf (names are exact)
 }

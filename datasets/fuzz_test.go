@@ -348,3 +348,160 @@ func FuzzFilterSNAP(f *testing.F) {
 		}
 	})
 }
+
+// fzRow is one point of a CSV points file with its weight.
+type fzRow struct {
+	lat, lon float64
+	w        int
+}
+
+// refUnquote is the documented field rule: spaces trimmed, then one pair
+// of enclosing double quotes, then spaces again.
+func refUnquote(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = bytes.TrimSpace(b[1 : len(b)-1])
+	}
+	return b
+}
+
+// refScanPoints parses a CSV points file as experiments/README.md
+// documents it: blank lines skipped; with a header the first non-blank
+// line names the columns (lat, lon and, with weights, w), else they are
+// 0, 1 and 2; every other line needs those fields, coordinates that parse
+// within range and a weight that is an integer in [0, 2^40]. bad is the
+// 1-based number of the first bad line, -1 for a file without its
+// header line, 0 when all is well.
+func refScanPoints(lines [][]byte, header, weight bool) (got []fzRow, bad int) {
+	lat, lon, w := 0, 1, 2
+	named := !header
+	total := int64(0)
+	for n, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		f := bytes.Split(line, []byte(","))
+		if !named {
+			idx := map[string]int{}
+			for i := len(f) - 1; i >= 0; i-- {
+				idx[string(refUnquote(f[i]))] = i // the first of equal names wins
+			}
+			var ok1, ok2, ok3 bool
+			lat, ok1 = idx["lat"]
+			lon, ok2 = idx["lon"]
+			w, ok3 = idx["w"]
+			if !ok1 || !ok2 || weight && !ok3 {
+				return got, n + 1
+			}
+			named = true
+			continue
+		}
+		need := max(lat, lon) + 1
+		if weight {
+			need = max(need, w+1)
+		}
+		if len(f) < need {
+			return got, n + 1
+		}
+		a, ok1 := refCoord(refUnquote(f[lat]), 90)
+		b, ok2 := refCoord(refUnquote(f[lon]), 180)
+		if !ok1 || !ok2 {
+			return got, n + 1
+		}
+		k := 1
+		if weight {
+			v, err := strconv.ParseInt(string(refUnquote(f[w])), 10, 64)
+			if err != nil || v < 0 || v > 1<<40 {
+				return got, n + 1
+			}
+			k = int(v)
+		}
+		if total += int64(k); total > 1<<53 {
+			return got, n + 1
+		}
+		got = append(got, fzRow{a, b, k})
+	}
+	if !named {
+		return got, -1
+	}
+	return got, 0
+}
+
+// FuzzScanPoints: ScanPoints on CSV points (with or without a header and
+// a weight column) never panics, its errors are one line naming the
+// input, it passes on exactly what the reference parser reads and stops
+// at the same first bad line, and a gzip copy reads identically.
+func FuzzScanPoints(f *testing.F) {
+	for _, s := range []string{
+		"", "lat,lon,w\n", "lat,lon,w\n48.85,2.35,3\n", "w,lon,lat\r\n1,2.35,48.85\r\n", "\"lat\", \"lon\" ,w\n\"1\",\"2\",\"3\"\n",
+		"lat,lon,w\n\n1,2,0\n  \n3,4,5\n", "lat,lon\n1,2\n", "lat,lat,lon,w\n1,2,3,4\n", "lon,w\n1,2\n",
+		"lat,lon,w\n1,2\n", "lat,lon,w\n1,2,-1\n", "lat,lon,w\n1,2,1.0\n", "lat,lon,w\n1,2,1099511627777\n",
+		"lat,lon,w\nNaN,1,1\n", "lat,lon,w\n90,180,1\n-90,-180,1\n", "\xef\xbb\xbflat,lon,w\n1,2,3\n",
+		"48.85,2.35,1\n", "48.85,2.35\n", "1,2,3,4,5\n", "\x1f\x8b\x08\x00", "lat,lon,w\n\"1,2\",3,4\n",
+	} {
+		for _, mode := range [][2]bool{{true, true}, {true, false}, {false, true}, {false, false}} {
+			f.Add([]byte(s), mode[0], mode[1])
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte, header, weight bool) {
+		const name = "fuzz.csv"
+		pf := datasets.PointsFormat{Header: header, Lat: datasets.ColumnAt(0), Lon: datasets.ColumnAt(1)}
+		if header {
+			pf.Lat, pf.Lon = datasets.ColumnNamed("lat"), datasets.ColumnNamed("lon")
+		}
+		if weight {
+			pf.HasWeight, pf.Weight = true, datasets.ColumnAt(2)
+			if header {
+				pf.Weight = datasets.ColumnNamed("w")
+			}
+		}
+		read := func(d []byte) ([]fzRow, datasets.PointStats, error) {
+			var got []fzRow
+			st, err := datasets.ScanPoints(bytes.NewReader(d), name, pf, func(lat, lon float64, w int) error {
+				if math.IsNaN(lat) || lat < -90 || lat > 90 || math.IsNaN(lon) || lon < -180 || lon > 180 || w < 0 {
+					t.Fatalf("row (%v, %v, %d) outside the documented ranges", lat, lon, w)
+				}
+				got = append(got, fzRow{lat, lon, w})
+				return nil
+			})
+			return got, st, err
+		}
+		got, st, err := read(data)
+		oneLineErr(t, err, name)
+		sum := 0
+		for _, r := range got {
+			sum += r.w
+		}
+		if st.Rows != len(got) || st.Checkins != sum {
+			t.Fatalf("stats %+v after %d rows of %d check-ins", st, len(got), sum)
+		}
+		if isGzip(data) {
+			return
+		}
+		if lines, ok := fzLines(data); ok {
+			want, bad := refScanPoints(lines, header, weight)
+			if (err != nil) != (bad != 0) {
+				t.Fatalf("error = %v, reference's first bad line = %d", err, bad)
+			}
+			if bad > 0 {
+				var le *datasets.LineError
+				if !errors.As(err, &le) || le.Line != bad {
+					t.Fatalf("error %v: want a LineError at line %d", err, bad)
+				}
+			}
+			if len(got) != len(want) {
+				t.Fatalf("reader gave %v, reference %v", got, want)
+			}
+			for i := range got {
+				if math.Float64bits(got[i].lat) != math.Float64bits(want[i].lat) || math.Float64bits(got[i].lon) != math.Float64bits(want[i].lon) || got[i].w != want[i].w {
+					t.Fatalf("row %d: reader %v, reference %v", i, got[i], want[i])
+				}
+			}
+		}
+		zgot, zst, zerr := read(gzipped(t, data))
+		oneLineErr(t, zerr, name)
+		if len(zgot) != len(got) || zst.Rows != st.Rows || zst.Checkins != st.Checkins || (zerr == nil) != (err == nil) || (err != nil && zerr.Error() != err.Error()) {
+			t.Fatalf("gzip copy read differently: (%d rows, %v) vs plain (%d rows, %v)", len(zgot), zerr, len(got), err)
+		}
+	})
+}

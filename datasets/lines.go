@@ -59,6 +59,31 @@ func newLineReader(r io.Reader) *lineReader {
 
 // next returns the next line. tooLong reports a line longer than maxLine,
 // whose bytes were skipped. At the end of input it returns io.EOF.
+// eachLine decompresses r (see decompress) and calls fn with every line,
+// its byte-order mark stripped, whether it was longer than maxLine (and
+// so cut), and its number, until the end or fn's first error; read errors
+// name the file and the line.
+func eachLine(r io.Reader, name string, fn func(line []byte, tooLong bool, no int) error) error {
+	dr, closeFn, err := decompress(r)
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	defer closeFn()
+	lr := newLineReader(dr)
+	for {
+		line, tooLong, err := lr.next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
+		}
+		if err := fn(stripBOM(line, lr.line), tooLong, lr.line); err != nil {
+			return err
+		}
+	}
+}
+
 func (lr *lineReader) next() (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := lr.br.ReadSlice('\n')

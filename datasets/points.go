@@ -22,17 +22,17 @@ var ErrNoPoints = errors.New("raw check-ins not found")
 // ModuleRoot walks up from dir to the directory holding the go.mod of
 // module privic.
 func ModuleRoot(dir string) (string, error) {
-	d, err := filepath.Abs(dir)
+	start, err := filepath.Abs(dir)
 	if err != nil {
 		return "", err
 	}
-	for {
+	for d := start; ; {
 		if isPrivicModule(filepath.Join(d, "go.mod")) {
 			return d, nil
 		}
 		up := filepath.Dir(d)
 		if up == d {
-			return "", fmt.Errorf("no go.mod of module privic in %s or above", dir)
+			return "", fmt.Errorf("no go.mod of module privic in %s or above", start)
 		}
 		d = up
 	}

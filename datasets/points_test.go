@@ -51,7 +51,7 @@ func TestFindPoints(t *testing.T) {
 		t.Errorf("only in the second dir: %q, %v", p, err)
 	}
 	writeFile(t, filepath.Join(d1, "paris_checkins.csv"), "48.86,2.36\n48.87,2.37\n")
-	lat, lon, src, err := PointsFrom("PARIS", dirs)
+	lat, lon, src, err := PointsFrom("paris", dirs)
 	if err != nil || src != filepath.Join(d1, "paris_checkins.csv") || !reflect.DeepEqual(lat, []float64{48.86, 48.87}) || len(lon) != 2 {
 		t.Errorf("in both dirs: %v %v %q %v; want the first dir's", lat, lon, src, err)
 	}

@@ -10,11 +10,7 @@ import (
 // root, or skips the test loudly when it is absent.
 func sharedGowalla(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := ModuleRoot(wd)
+	root, err := ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,41 +65,30 @@ func (s SNAPStats) String() string {
 // numbers. An error from fn stops the scan. name labels the messages.
 func ScanSNAP(r io.Reader, name string, fn func(*Checkin) error) (SNAPStats, error) {
 	var st SNAPStats
-	dr, closeFn, err := decompress(r)
-	if err != nil {
-		return st, fmt.Errorf("%s: %w", name, err)
-	}
-	defer closeFn()
-	lr := newLineReader(dr)
 	var f [5][]byte
 	var c Checkin
-	for {
-		line, tooLong, err := lr.next()
-		if err == io.EOF {
-			return st, nil
-		}
-		if err != nil {
-			return st, fmt.Errorf("%s:%d: %w", name, lr.line+1, err)
-		}
+	err := eachLine(r, name, func(line []byte, tooLong bool, no int) error {
 		st.Lines++
-		msg := ""
+		var msg string
 		if tooLong {
 			msg = fmt.Sprintf("line longer than %d bytes", maxLine)
 		} else {
-			msg = parseCheckin(stripBOM(line, lr.line), f[:], &c)
+			msg = parseCheckin(line, f[:], &c)
 		}
 		if msg != "" {
 			st.Malformed++
 			if len(st.Examples) < MaxExamples {
-				st.Examples = append(st.Examples, &LineError{File: name, Line: lr.line, Msg: msg})
+				st.Examples = append(st.Examples, &LineError{File: name, Line: no, Msg: msg})
 			}
-			continue
+			return nil
 		}
 		st.Kept++
 		if err := fn(&c); err != nil {
-			return st, fmt.Errorf("%s:%d: %w", name, lr.line, err)
+			return fmt.Errorf("%s:%d: %w", name, no, err)
 		}
-	}
+		return nil
+	})
+	return st, err
 }
 
 // FilterSNAP is ScanSNAP keeping only check-ins inside box (bounds

@@ -12,9 +12,10 @@ import (
 // Hotspot is one Gaussian component of a synthetic city, in cell units:
 // row 0 and column 0 are the centres of the first cells.
 type Hotspot struct {
-	Row, Col float64 // centre; must lie on the grid (within half a cell of it)
-	Sigma    float64 // standard deviation, > 0
-	Weight   float64 // relative weight, > 0
+	Row    float64 `toml:"row" json:"row"` // centre; must lie on the grid (within half a cell of it)
+	Col    float64 `toml:"col" json:"col"`
+	Sigma  float64 `toml:"sigma" json:"sigma"`   // standard deviation, > 0
+	Weight float64 `toml:"weight" json:"weight"` // relative weight, > 0
 }
 
 // SyntheticOptions configures Synthetic.

@@ -22,42 +22,19 @@ const (
 )
 
 // String returns the mode's spec name ("move", "set").
-func (m IslandMode) String() string {
-	switch m {
-	case MoveMass:
-		return "move"
-	case SetMass:
-		return "set"
-	}
-	return fmt.Sprintf("IslandMode(%d)", int(m))
-}
-
-// ParseIslandMode parses a mode's spec name.
-func ParseIslandMode(s string) (IslandMode, error) {
-	for _, m := range []IslandMode{MoveMass, SetMass} {
-		if s == m.String() {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown island mode %q: want %q or %q", s, MoveMass.String(), SetMass.String())
-}
-
-// MarshalText lets specs and manifests spell the mode by name.
-func (m IslandMode) MarshalText() ([]byte, error) {
-	if m != MoveMass && m != SetMass {
-		return nil, fmt.Errorf("invalid island mode %d", int(m))
-	}
-	return []byte(m.String()), nil
-}
+func (m IslandMode) String() string { return islandModes().String(m) }
 
 // UnmarshalText parses a mode's spec name.
-func (m *IslandMode) UnmarshalText(b []byte) error {
-	v, err := ParseIslandMode(string(b))
-	if err != nil {
-		return err
-	}
-	*m = v
-	return nil
+func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes().Unmarshal(b, m) }
+
+// MarshalText lets specs and manifests spell the mode by name.
+func (m IslandMode) MarshalText() ([]byte, error) { return islandModes().Marshal(m) }
+
+// ParseIslandMode parses a mode's spec name.
+func ParseIslandMode(s string) (IslandMode, error) { return islandModes().Parse(s) }
+
+func islandModes() enum[IslandMode] {
+	return enum[IslandMode]{"IslandMode", "island mode", []string{"move", "set"}}
 }
 
 // Block is a rectangle of local cells, bounds inclusive.
@@ -82,25 +59,18 @@ type IslandOptions struct {
 	Mass float64 `toml:"mass"`
 }
 
-// Vulnerable and strong locations of the Paris experiments (11 x 15 grid):
-// A = (6, 3), index 93, in a sparse south-western area; B = (3, 7), index
-// 52, in the crowded centre.
-const (
-	ARow, ACol = 6, 3
-	BRow, BCol = 3, 7
-)
-
-// ReferenceIsland is the island of the paper's reference code: the 5 x 5
-// block rows 4-8, cols 1-5 around A = (6, 3) is zeroed, A gets mass 0.01
+// ReferenceIsland is the island of the paper's reference code around a
+// (the Paris preset's place A = (6, 3) in the paper): the 5 x 5 block
+// around it (rows 4-8, cols 1-5 for that A) is zeroed, A gets mass 0.01
 // and the rest is rescaled to 0.99.
-func ReferenceIsland() IslandOptions {
-	return IslandOptions{Row: ARow, Col: ACol, Radius: 2, Mode: SetMass, Mass: 0.01}
+func ReferenceIsland(a Place) IslandOptions {
+	return IslandOptions{Row: a.Row, Col: a.Col, Radius: 2, Mode: SetMass, Mass: 0.01}
 }
 
 // PaperIsland is the island as the paper's text describes it: the same
-// block, with its mass moved onto A.
-func PaperIsland() IslandOptions {
-	return IslandOptions{Row: ARow, Col: ACol, Radius: 2, Mode: MoveMass}
+// block, with its mass moved onto a.
+func PaperIsland(a Place) IslandOptions {
+	return IslandOptions{Row: a.Row, Col: a.Col, Radius: 2, Mode: MoveMass}
 }
 
 // block returns the zeroed rectangle of opt on g.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"gonum.org/v1/gonum/floats"
 
 	"privic/kernels"
 )
@@ -19,13 +20,22 @@ func parisPrior(t *testing.T) (kernels.Grid, []float64) {
 	return d.Grid, d.Prior()
 }
 
-func total(p []float64) float64 {
-	s := 0.0
-	for _, v := range p {
-		s += v
+// parisPlace is the Paris preset's place name.
+func parisPlace(t *testing.T, name string) Place {
+	t.Helper()
+	c, err := Lookup("paris")
+	if err != nil {
+		t.Fatal(err)
 	}
-	return s
+	p, ok := c.Place(name)
+	if !ok {
+		t.Fatalf("the Paris preset has no place %s", name)
+	}
+	return p
 }
+
+// total is the sum of p's entries.
+func total(p []float64) float64 { return floats.Sum(p) }
 
 // inRefBlock is the reference code's block, written out by hand: rows
 // 4-8, cols 1-5.
@@ -33,10 +43,12 @@ func inRefBlock(r, c int) bool { return r >= 4 && r <= 8 && c >= 1 && c <= 5 }
 
 func TestIslandReference(t *testing.T) {
 	g, prior := parisPrior(t)
-	if g.Index(ARow, ACol) != 93 || g.Index(BRow, BCol) != 52 {
-		t.Fatalf("A, B at %d, %d; PROTOCOL.md says 93, 52", g.Index(ARow, ACol), g.Index(BRow, BCol))
+	a, b := parisPlace(t, "A"), parisPlace(t, "B")
+	// The paper's A and B are cells 93 and 52 of the row-major 11 x 15 grid.
+	if g.Index(a.Row, a.Col) != 93 || g.Index(b.Row, b.Col) != 52 {
+		t.Fatalf("A, B at %d, %d; the paper's are 93, 52", g.Index(a.Row, a.Col), g.Index(b.Row, b.Col))
 	}
-	out, err := Island(g, prior, ReferenceIsland())
+	out, err := Island(g, prior, ReferenceIsland(a))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +87,7 @@ func TestIslandReference(t *testing.T) {
 
 func TestIslandMove(t *testing.T) {
 	g, prior := parisPrior(t)
-	out, err := Island(g, prior, PaperIsland())
+	out, err := Island(g, prior, PaperIsland(parisPlace(t, "A")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +114,7 @@ func TestIslandMove(t *testing.T) {
 		t.Errorf("total %v, prior total %v", s, total(prior))
 	}
 	// Radius 2 and the explicit block are the same island.
-	opt := PaperIsland()
+	opt := PaperIsland(parisPlace(t, "A"))
 	opt.Block = &Block{Row0: 4, Row1: 8, Col0: 1, Col1: 5}
 	opt.Radius = 0
 	out2, err := Island(g, prior, opt)
@@ -162,7 +174,7 @@ func TestIslandEdges(t *testing.T) {
 		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()}, prior, "island: mass = NaN: want a value in [0, 1"},
 		{IslandOptions{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, prior, "island: no mass outside the block to rescale to"},
 		{IslandOptions{Row: 0, Col: 0, Mode: 5}, prior, "island: mode IslandMode(5): want move or set"},
-		{PaperIsland(), prior[:3], "island: prior has 3 entries, want 20"},
+		{PaperIsland(parisPlace(t, "A")), prior[:3], "island: prior has 3 entries, want 20"},
 		{IslandOptions{Mode: MoveMass}, notDist, "island: prior sums to 1.1"},
 	}
 	for _, tc := range bad {
@@ -174,8 +186,8 @@ func TestIslandEdges(t *testing.T) {
 
 func TestInject(t *testing.T) {
 	g, prior := parisPrior(t)
-	island, _ := Island(g, prior, ReferenceIsland())
-	// The adversarial fractions of PROTOCOL.md.
+	island, _ := Island(g, prior, ReferenceIsland(parisPlace(t, "A")))
+	// The reference code's adversarial fractions, and f = 1.
 	for _, f := range []float64{0, 0.05, 0.10, 0.15, 0.20, 0.24, 0.29, 0.34, 0.38, 1} {
 		out, err := Inject(island, 93, f)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // Validation helpers for the kinds' Params.Validate: each names the key
@@ -33,4 +35,14 @@ func IntIn(key string, v, lo, hi int) error {
 		return fmt.Errorf("params.%s = %d: must lie in [%d, %d]", key, v, lo, hi)
 	}
 	return nil
+}
+
+// QuoteJoin quotes every value and joins them with ", " (for error
+// messages listing the allowed values).
+func QuoteJoin(s []string) string {
+	q := make([]string, len(s))
+	for i, v := range s {
+		q[i] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }

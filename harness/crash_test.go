@@ -30,6 +30,17 @@ reps = 3
 draws = 40
 `
 
+// crashReference writes the crash tests' spec into a fresh directory and
+// runs it there uninterrupted, into dir/want.
+func crashReference(t *testing.T) (dir, spec, want string) {
+	t.Helper()
+	dir = t.TempDir()
+	spec = writeSpec(t, dir, "exp.toml", crashSpec)
+	want = filepath.Join(dir, "want")
+	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	return dir, spec, want
+}
+
 // TestHelperProcess is the child: it is not a test on its own.
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv("PRIVIC_HELPER")
@@ -37,7 +48,7 @@ func TestHelperProcess(t *testing.T) {
 		return // not a test on its own: helper runs it as a child
 	}
 	spec, out := os.Getenv("PRIVIC_HELPER_SPEC"), os.Getenv("PRIVIC_HELPER_OUT")
-	k := &testkind.Kind{}
+	k := &testkind.Hooks{}
 	switch mode {
 	case "slow-jobs":
 		// Slow enough for the parent to kill the run between two jobs or
@@ -59,7 +70,7 @@ func TestHelperProcess(t *testing.T) {
 			})
 		}
 	}
-	reg, _ := harness.NewRegistry(k)
+	reg, _ := harness.NewRegistry(testkind.New(k))
 	s, err := reg.Load(spec)
 	if err != nil {
 		t.Fatal(err)
@@ -92,10 +103,7 @@ func countJobs(dir string) int {
 // a few jobs, after many) and checks the rerun ends byte-identical to an
 // uninterrupted run, computing only the missing jobs.
 func TestResumeAfterKill(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 	for _, killAt := range []int{1, 7, 20} {
 		out := filepath.Join(dir, "killed", string(rune('a'+killAt)))
 		cmd := helper(t, "slow-jobs", spec, out)
@@ -114,7 +122,7 @@ func TestResumeAfterKill(t *testing.T) {
 			t.Fatalf("kill at %d: child was not killed mid-run (%v, %d jobs stored)", killAt, err, stored)
 		}
 		var ran atomic.Int64
-		reg := registry(t, &testkind.Kind{OnRun: func(string) { ran.Add(1) }})
+		reg := registry(t, &testkind.Hooks{OnRun: func(string) { ran.Add(1) }})
 		mustRun(t, reg, spec, out, harness.RunOptions{})
 		if got := int(ran.Load()); got != 36-stored {
 			t.Errorf("kill at %d: rerun computed %d jobs, %d were missing", killAt, got, 36-stored)
@@ -127,10 +135,7 @@ func TestResumeAfterKill(t *testing.T) {
 // a file leaves only a temporary file, never a partial result; the rerun
 // removes it and ends identical to an uninterrupted run.
 func TestResumeAfterDeathMidWrite(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 	out := filepath.Join(dir, "out")
 	if err := helper(t, "die-mid-write", spec, out).Run(); err == nil {
 		t.Fatal("helper survived")
@@ -152,15 +157,12 @@ func TestResumeAfterDeathMidWrite(t *testing.T) {
 // TestInterruptResumes cancels the context part-way (what Ctrl-C does in
 // the CLI): ErrInterrupted, finished jobs stored, rerun identical.
 func TestInterruptResumes(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	want := filepath.Join(dir, "want")
-	mustRun(t, registry(t, nil), spec, want, harness.RunOptions{})
+	dir, spec, want := crashReference(t)
 
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var n atomic.Int64
-	reg := registry(t, &testkind.Kind{OnRun: func(string) {
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) {
 		if n.Add(1) == 10 {
 			cancel()
 		}
@@ -184,10 +186,7 @@ func TestInterruptResumes(t *testing.T) {
 // TestDamagedRecordIsRecomputed: a record that does not decode (a power
 // cut can leave one empty or truncated) is recomputed, not trusted.
 func TestDamagedRecordIsRecomputed(t *testing.T) {
-	dir := t.TempDir()
-	spec := writeSpec(t, dir, "exp.toml", crashSpec)
-	out := filepath.Join(dir, "out")
-	mustRun(t, registry(t, nil), spec, out, harness.RunOptions{})
+	_, spec, out := crashReference(t)
 	want := tree(t, out)
 	files, _ := filepath.Glob(filepath.Join(out, "exp", "jobs", "*.json"))
 	b, _ := os.ReadFile(files[0])
@@ -195,7 +194,7 @@ func TestDamagedRecordIsRecomputed(t *testing.T) {
 	os.WriteFile(files[1], nil, 0o644)
 	os.WriteFile(files[2], []byte(strings.Replace(string(b), `"format":1`, `"format":1,"extra":2`, 1)), 0o644)
 	var ran atomic.Int64
-	mustRun(t, registry(t, &testkind.Kind{OnRun: func(string) { ran.Add(1) }}), spec, out, harness.RunOptions{})
+	mustRun(t, registry(t, &testkind.Hooks{OnRun: func(string) { ran.Add(1) }}), spec, out, harness.RunOptions{})
 	if ran.Load() != 3 {
 		t.Errorf("%d jobs recomputed, 3 records were damaged", ran.Load())
 	}

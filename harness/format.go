@@ -13,17 +13,27 @@ import (
 // the order of floating-point operations, which may differ between
 // machines, and no result in this project means anything by it.
 func FormatFloat(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	case v == 0:
+	if s, ok := nonFinite(v, "NaN", "Inf", "-Inf"); ok {
+		return s
+	}
+	if v == 0 {
 		return "0"
 	}
 	return strconv.FormatFloat(v, 'g', -1, 64)
+}
+
+// nonFinite spells NaN, +Inf and -Inf as nan, inf and negInf; ok is
+// false for a finite v.
+func nonFinite(v float64, nan, inf, negInf string) (s string, ok bool) {
+	switch {
+	case math.IsNaN(v):
+		return nan, true
+	case math.IsInf(v, 1):
+		return inf, true
+	case math.IsInf(v, -1):
+		return negInf, true
+	}
+	return "", false
 }
 
 // ParseFloat parses a table cell written by FormatFloat (or any decimal

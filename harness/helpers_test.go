@@ -10,12 +10,12 @@ import (
 )
 
 // registry returns a registry with the test kind (hooks from k if given).
-func registry(t testing.TB, k *testkind.Kind) *harness.Registry {
+func registry(t testing.TB, k *testkind.Hooks) *harness.Registry {
 	t.Helper()
 	if k == nil {
-		k = &testkind.Kind{}
+		k = &testkind.Hooks{}
 	}
-	reg, err := harness.NewRegistry(k)
+	reg, err := harness.NewRegistry(testkind.New(k))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,11 @@ import (
 	"math/rand/v2"
 )
 
-// Kind is one experiment kind ("elastic", "ba-vs-lap", ...). The CLI
-// registers every kind with a Registry; a spec names its kind with the
-// top-level `kind` key and carries the kind's own settings in its
+// Kind is one experiment kind ("elastic", "ba-vs-lap", ...) as the
+// harness runs it. Kinds are written against their own parameter and job
+// types (Def) and handed to the harness through Typed, which implements
+// Kind; the CLI registers every kind with a Registry. A spec names its kind
+// with the top-level `kind` key and carries the kind's own settings in its
 // [params] table.
 type Kind interface {
 	// Name is the value of the spec's `kind` key.
@@ -15,7 +17,9 @@ type Kind interface {
 	// Describe says in one line what the kind computes.
 	Describe() string
 	// Outputs lists the tables and figures the kind writes, relative to
-	// its output directory (for `privic list` and the README).
+	// its output directory (for `privic list` and the README). Listing
+	// claims.csv or skipped.csv makes the harness write that file on
+	// every run, with a header and no rows when the Section has none.
 	Outputs() []string
 	// NewParams returns a pointer to a fresh parameter struct with every
 	// default set. The loader decodes the spec's [params] table into it
@@ -30,9 +34,10 @@ type Kind interface {
 	// should return promptly when ctx is cancelled.
 	Run(ctx context.Context, job Job, rng *rand.Rand) ([]Table, error)
 	// Finish runs once after every job is stored (never on a shard run):
-	// it reads the merged job tables from out and writes derived tables
-	// and figures through out.
-	Finish(ctx context.Context, p Params, out *Output) error
+	// it reads the merged job tables from out, writes derived tables and
+	// figures through out, and returns its part of the report, which the
+	// harness writes (section.md, claims.csv, skipped.csv).
+	Finish(ctx context.Context, p Params, out *Output) (Section, error)
 }
 
 // Params is a kind's decoded [params] table.
@@ -41,6 +46,32 @@ type Params interface {
 	// allowed, e.g. "params.beta[3] = -0.2: beta must be > 0".
 	Validate() error
 }
+
+// Job is one independent unit of work of a spec as the harness stores and
+// schedules it. Kinds never unpack Arg themselves: Typed hands each job to
+// its kind as the kind's own job type.
+type Job struct {
+	// Key identifies the job within its spec, e.g.
+	// "city=paris/mechanism=ba/beta=0.2/sim=3". It seeds the job's random
+	// stream and orders rows in the merged tables.
+	Key string
+	// Arg is the kind's own description of the job.
+	Arg any
+}
+
+// Table is a tidy table: a header row and one observation per row.
+// Values are already formatted (NewTable's Add formats numbers with
+// FormatFloat, so that the bytes never depend on the machine). Rows from
+// all jobs of a spec are concatenated in plan order under the same Name
+// into <Name>.csv.
+type Table struct {
+	Name   string
+	Header []string
+	Rows   [][]string
+}
+
+// The optional interfaces below refine a Kind. Typed passes each on from
+// the kind's Def when the Def implements its typed counterpart.
 
 // MemoryEstimator is implemented by kinds that can bound a job's memory
 // before running it; the harness refuses jobs above its memory limit.
@@ -56,22 +87,16 @@ type CostEstimator interface {
 	EstimateCost(job Job) float64
 }
 
-// Job is one independent unit of work of a spec.
-type Job struct {
-	// Key identifies the job within its spec, e.g.
-	// "city=paris/mechanism=ba/beta=0.2/sim=3". It seeds the job's random
-	// stream and orders rows in the merged tables.
-	Key string
-	// Arg is the kind's own description of the job.
-	Arg any
+// Exclusive is implemented by kinds whose jobs must run alone, such as
+// ones that time kernels: while such a job runs, no other job of the run
+// (of any spec) does, whatever -j says.
+type Exclusive interface {
+	Exclusive() bool
 }
 
-// Table is a tidy table: a header row and one observation per row.
-// Values are already formatted (use FormatFloat for numbers so that the
-// bytes never depend on the machine). Rows from all jobs of a spec are
-// concatenated in plan order under the same Name into <Name>.csv.
-type Table struct {
-	Name   string
-	Header []string
-	Rows   [][]string
+// Versioned is implemented by kinds whose computation changes in a way
+// that invalidates stored results: the version is part of the spec hash,
+// so bumping it makes the next run recompute every job.
+type Versioned interface {
+	Version() string
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -17,15 +18,20 @@ import (
 // Manifest is results/<name>/manifest.json: where a result came from and
 // what it cost. Timings differ between runs; the tables do not.
 type Manifest struct {
-	Format      int      `json:"format"`
-	Name        string   `json:"name"`
-	Kind        string   `json:"kind"`
-	Description string   `json:"description,omitempty"`
-	SpecFile    string   `json:"spec_file"`
-	SpecHash    string   `json:"spec_hash"`
-	Seed        uint64   `json:"seed"`
-	Shard       string   `json:"shard"`                 // "all" or "i/n"
-	MergedFrom  []string `json:"merged_from,omitempty"` // shard directories, for `privic merge`
+	Format      int    `json:"format"`
+	Name        string `json:"name"`
+	Kind        string `json:"kind"`
+	Description string `json:"description,omitempty"`
+	SpecFile    string `json:"spec_file"`
+	SpecHash    string `json:"spec_hash"`
+	// DataDir is the absolute directory against which the relative data
+	// paths of the spec's [datasets] tables resolved (empty when it
+	// declares none): a merge of shards, which reads the spec from its
+	// copy, resolves them against it too.
+	DataDir    string   `json:"data_dir,omitempty"`
+	Seed       uint64   `json:"seed"`
+	Shard      string   `json:"shard"`                 // "all" or "i/n"
+	MergedFrom []string `json:"merged_from,omitempty"` // shard directories, for `privic merge`
 	Env
 	Parallelism   int         `json:"parallelism"` // -j
 	Start         time.Time   `json:"start"`
@@ -151,4 +157,20 @@ func writeManifest(path string, m *Manifest) error {
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)
 	})
+}
+
+// manifestDataDir reads the DataDir of the manifest in dir; "" when there
+// is none.
+func manifestDataDir(dir string) string {
+	b, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return ""
+	}
+	var m struct {
+		DataDir string `json:"data_dir"`
+	}
+	if json.Unmarshal(b, &m) != nil {
+		return ""
+	}
+	return m.DataDir
 }

@@ -24,60 +24,26 @@ func TestMarkdownTable(t *testing.T) {
 }
 
 func TestFormatSig(t *testing.T) {
-	for _, c := range []struct {
-		v      float64
-		digits int
-		want   string
-	}{
-		{1.23456, 3, "1.23"},
-		{0.0001234, 2, "0.00012"},
-		{123456, 3, "1.23e+05"},
-		{100, 3, "100"},
-		{0.5, 3, "0.5"},
-		{math.NaN(), 3, "NaN"},
-		{math.Inf(-1), 3, "-Inf"},
-	} {
-		if got := harness.FormatSig(c.v, c.digits); got != c.want {
-			t.Errorf("FormatSig(%v, %d) = %q, want %q", c.v, c.digits, got, c.want)
+	// want[digits] maps numbers to their spelling with that many digits.
+	want := map[int]map[float64]string{
+		2: {0.0001234: "0.00012"},
+		3: {1.23456: "1.23", 123456: "1.23e+05", 100: "100", 0.5: "0.5", math.Inf(-1): "-Inf"},
+	}
+	for digits, m := range want {
+		for v, s := range m {
+			if got := harness.FormatSig(v, digits); got != s {
+				t.Errorf("FormatSig(%v, %d) = %q, want %q", v, digits, got, s)
+			}
 		}
 	}
-}
-
-func TestReportFiles(t *testing.T) {
-	dir := t.TempDir()
-	out, err := harness.NewOutput(dir, nil)
-	if err != nil {
-		t.Fatal(err)
+	if got := harness.FormatSig(math.NaN(), 3); got != "NaN" {
+		t.Errorf("FormatSig(NaN) = %q", got)
 	}
-	claims := []harness.Claim{
-		{Claim: "EMD falls, as in \"Fig. 9\"", Evidence: "1, 2", Verdict: harness.Reproduced},
-		{Claim: "c2", Evidence: "e2", Verdict: harness.NotReproduced},
+	if got := harness.FormatList([]float64{1, 0.25, 1e6}, 3); got != "1, 0.25, 1e+06" {
+		t.Errorf("FormatList = %q", got)
 	}
-	if err := harness.WriteClaims(out, claims); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.WriteCSV("skipped.csv", []string{"figure", "reason"}, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := out.WriteText("section.md", "## S\n"); err != nil {
-		t.Fatal(err)
-	}
-	// RFC 4180 quoting: fields with ',' or '"' are quoted, '"' doubled.
-	for name, want := range map[string]string{
-		"claims.csv":  "claim,evidence,verdict\n\"EMD falls, as in \"\"Fig. 9\"\"\",\"1, 2\",reproduced\nc2,e2,not reproduced\n",
-		"skipped.csv": "figure,reason\n",
-		"section.md":  "## S\n",
-	} {
-		b, err := os.ReadFile(filepath.Join(dir, name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(b) != want {
-			t.Errorf("%s = %q, want %q", name, b, want)
-		}
-	}
-	if err := out.WriteText("../escape.md", "x"); err == nil {
-		t.Error("WriteText outside the directory: no error")
+	if got := harness.FormatPct(0.1234); got != "12.3%" {
+		t.Errorf("FormatPct = %q", got)
 	}
 }
 
@@ -125,23 +91,28 @@ func (f *fakeFigure) Encode(w io.Writer, format string) error {
 	return err
 }
 
-func TestWriteFigure(t *testing.T) {
+func TestWriteFigures(t *testing.T) {
 	dir := t.TempDir()
 	out, err := harness.NewOutput(dir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := harness.WriteFigure(out, "fig1", &fakeFigure{}); err != nil {
+	if err := out.WriteFigures(harness.NamedFigure{Base: "fig1", Fig: &fakeFigure{}}, harness.NamedFigure{Base: "fig2", Fig: &fakeFigure{}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, format := range []string{"png", "svg"} {
-		b, err := os.ReadFile(filepath.Join(dir, "fig1."+format))
-		if err != nil {
-			t.Fatal(err)
+	for _, base := range []string{"fig1", "fig2"} {
+		for _, format := range []string{"png", "svg"} {
+			b, err := os.ReadFile(filepath.Join(dir, base+"."+format))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := format + "@110"; string(b) != want {
+				t.Errorf("%s.%s = %q, want %q", base, format, b, want)
+			}
 		}
-		if want := format + "@110"; string(b) != want {
-			t.Errorf("fig1.%s = %q, want %q", format, b, want)
-		}
+	}
+	if err := out.WriteFigures(harness.NamedFigure{Base: "../fig3", Fig: &fakeFigure{}}); err == nil {
+		t.Error("a figure outside the directory: no error")
 	}
 }
 

@@ -112,7 +112,12 @@ func gatherShards(reg *Registry, name string, dirs []string, opt RunOptions) (*s
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
-		s, err := reg.parse(path, data, name)
+		// Relative data paths resolve where the shard run found them.
+		dataDir := manifestDataDir(d)
+		if dataDir == "" {
+			dataDir = specDir(path)
+		}
+		s, err := reg.parse(path, data, name, dataDir)
 		if err != nil {
 			return nil, fmt.Errorf("merge: %w", err)
 		}
@@ -156,18 +161,7 @@ func gatherShards(reg *Registry, name string, dirs []string, opt RunOptions) (*s
 // so it is a complete run directory (a later `privic run` reuses it).
 func (r *specRun) openMerge() error {
 	fail := func(err error) error { return fmt.Errorf("merge %s: %w", r.spec.Name, err) }
-	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
-		return fail(err)
-	}
-	unlock, err := lockDir(r.dir)
-	if err != nil {
-		return fail(err)
-	}
-	r.unlock = unlock
-	if err := removeTemps(r.dir); err != nil {
-		return fail(err)
-	}
-	if err := removeForeignJobs(r.dir, r.jobs); err != nil {
+	if err := r.lockDirectory(); err != nil {
 		return fail(err)
 	}
 	for _, j := range r.jobs {

@@ -55,7 +55,7 @@ func TestShardsMergeToOneRun(t *testing.T) {
 	}
 	// The merged directory is a complete run: a run there computes nothing.
 	var ran atomic.Int64
-	mustRun(t, registry(t, &testkind.Kind{OnRun: func(string) { ran.Add(1) }}), spec, merged, harness.RunOptions{})
+	mustRun(t, registry(t, &testkind.Hooks{OnRun: func(string) { ran.Add(1) }}), spec, merged, harness.RunOptions{})
 	if ran.Load() != 0 {
 		t.Errorf("run after merge computed %d jobs", ran.Load())
 	}

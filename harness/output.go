@@ -42,6 +42,17 @@ func (o *Output) ReadTable(name string) (*Table, error) {
 	return readCSV(filepath.Join(o.dir, name+".csv"), name)
 }
 
+// ReadTableAs reads the table called name from out and parses it with
+// parse.
+func ReadTableAs[T any](out *Output, name string, parse func(*Table) (T, error)) (T, error) {
+	t, err := out.ReadTable(name)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return parse(t)
+}
+
 // WriteTable atomically writes a derived table as <t.Name>.csv.
 func (o *Output) WriteTable(t Table) error {
 	if err := checkTable(t); err != nil {
@@ -83,7 +94,8 @@ func (o *Output) localPath(rel string) (string, error) {
 	first := strings.Split(filepath.ToSlash(clean), "/")[0]
 	base := filepath.Base(clean)
 	switch {
-	case first == jobsDir, clean == specCopy, clean == manifestFile, clean == lockFile, strings.HasPrefix(base, tempPrefix):
+	case first == jobsDir, clean == specCopy, clean == manifestFile, clean == lockFile, strings.HasPrefix(base, tempPrefix),
+		clean == sectionFile, clean == claimsFile, clean == skippedFile:
 		return "", fmt.Errorf("create %q: reserved for the harness", rel)
 	case strings.HasSuffix(clean, ".csv") && !strings.Contains(clean, string(filepath.Separator)) && slices.Contains(o.jobTables, strings.TrimSuffix(clean, ".csv")):
 		return "", fmt.Errorf("create %q: a job table has that name", rel)
@@ -91,8 +103,10 @@ func (o *Output) localPath(rel string) (string, error) {
 	return filepath.Join(o.dir, clean), nil
 }
 
-// writeBytes is writeFileAtomic for a byte slice.
-func writeBytes(path string, b []byte) error {
+// WriteFileAtomic writes b to path through a temporary file in the same
+// directory and a rename, so that readers see the old file or the new one,
+// never a partial file.
+func WriteFileAtomic(path string, b []byte) error {
 	return writeFileAtomic(path, func(w io.Writer) error {
 		_, err := io.Copy(w, bytes.NewReader(b))
 		return err

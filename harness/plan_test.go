@@ -97,11 +97,13 @@ type noParams struct{}
 
 func (noParams) Validate() error { return nil }
 
-func (k *badPlanKind) Name() string                                                  { return "badplan" }
-func (k *badPlanKind) Describe() string                                              { return "plans bad keys" }
-func (k *badPlanKind) Outputs() []string                                             { return nil }
-func (k *badPlanKind) NewParams() harness.Params                                     { return &noParams{} }
-func (k *badPlanKind) Finish(context.Context, harness.Params, *harness.Output) error { return nil }
+func (k *badPlanKind) Name() string              { return "badplan" }
+func (k *badPlanKind) Describe() string          { return "plans bad keys" }
+func (k *badPlanKind) Outputs() []string         { return nil }
+func (k *badPlanKind) NewParams() harness.Params { return &noParams{} }
+func (k *badPlanKind) Finish(context.Context, harness.Params, *harness.Output) (harness.Section, error) {
+	return harness.Section{}, nil
+}
 func (k *badPlanKind) Run(context.Context, harness.Job, *rand.Rand) ([]harness.Table, error) {
 	return nil, nil
 }

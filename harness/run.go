@@ -62,13 +62,6 @@ func (o RunOptions) withDefaults() RunOptions {
 	return o
 }
 
-// Exclusive is implemented by kinds whose jobs must run alone, such as
-// ones that time kernels: while such a job runs, no other job of the run
-// (of any spec) does, whatever -j says.
-type Exclusive interface {
-	Exclusive() bool
-}
-
 // Result summarises one spec of a run or merge.
 type Result struct {
 	Spec     *Spec
@@ -196,26 +189,14 @@ func (r *specRun) checkMemory(opt RunOptions) error {
 	return nil
 }
 
-// open prepares the experiment directory: lock, stale temporary files
-// removed, job files of other plans removed, stored results loaded.
+// open prepares the experiment directory (see lockDirectory) and loads
+// the stored results.
 func (r *specRun) open(opt RunOptions) error {
-	fail := func(err error) error { return fmt.Errorf("%s: %w", r.spec.Path, err) }
 	if _, err := os.Stat(r.dir); errors.Is(err, fs.ErrNotExist) {
 		r.created = true
 	}
-	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
-		return fail(err)
-	}
-	unlock, err := lockDir(r.dir)
-	if err != nil {
-		return fail(err)
-	}
-	r.unlock = unlock
-	if err := removeTemps(r.dir); err != nil {
-		return fail(err)
-	}
-	if err := removeForeignJobs(r.dir, r.jobs); err != nil {
-		return fail(err)
+	if err := r.lockDirectory(); err != nil {
+		return fmt.Errorf("%s: %w", r.spec.Path, err)
 	}
 	r.recs = make([]*record, len(r.jobs))
 	r.reused = make([]bool, len(r.jobs))
@@ -233,6 +214,23 @@ func (r *specRun) open(opt RunOptions) error {
 	}
 	r.pending = len(r.todo)
 	return nil
+}
+
+// lockDirectory creates and locks the experiment directory, and removes
+// stale temporary files and the job files of other plans.
+func (r *specRun) lockDirectory() error {
+	if err := os.MkdirAll(filepath.Join(r.dir, jobsDir), 0o755); err != nil {
+		return err
+	}
+	unlock, err := lockDir(r.dir)
+	if err != nil {
+		return err
+	}
+	r.unlock = unlock
+	if err := removeTemps(r.dir); err != nil {
+		return err
+	}
+	return removeForeignJobs(r.dir, r.jobs)
 }
 
 // removeForeignJobs deletes job files that belong to no job of the plan
@@ -495,7 +493,7 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	s := r.spec
 	m := &Manifest{
 		Format: 1, Name: s.Name, Kind: s.Kind.Name(), Description: s.Description,
-		SpecFile: s.Path, SpecHash: s.Hash, Seed: s.Seed, Shard: opt.Shard.String(),
+		SpecFile: s.Path, SpecHash: s.Hash, DataDir: s.DataDir, Seed: s.Seed, Shard: opt.Shard.String(),
 		MergedFrom: mergedFrom, Env: env, Parallelism: opt.Jobs, Start: start.UTC(),
 		Jobs: []JobTiming{}, Tables: []string{},
 	}
@@ -518,32 +516,12 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	}
 	// spec.toml, the tables and the manifest are written together, after
 	// the jobs, so they always describe the same spec.
-	if err := writeBytes(filepath.Join(r.dir, specCopy), s.Source); err != nil {
+	if err := WriteFileAtomic(filepath.Join(r.dir, specCopy), s.Source); err != nil {
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	if opt.Shard.Whole() {
-		tables, err := mergeTables(recs)
-		if err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
-		}
-		if err := removeOldTables(r.dir, tables); err != nil {
-			return fmt.Errorf("%s: %w", s.Path, err)
-		}
-		for _, t := range tables {
-			if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
-				return fmt.Errorf("%s: %w", s.Path, err)
-			}
-			m.Tables = append(m.Tables, t.Name)
-		}
-		out := &Output{dir: r.dir, name: s.Name, console: con, jobTables: m.Tables}
-		t0 := time.Now()
-		err = safely(func() error { return s.Kind.Finish(ctx, s.Params, out) })
-		m.FinishSeconds = time.Since(t0).Seconds()
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if err != nil {
-			return fmt.Errorf("%s: finish: %s", s.Path, oneLine(err.Error()))
+		if err := r.finish(ctx, con, recs, m); err != nil {
+			return err
 		}
 	}
 	end := time.Now()
@@ -559,6 +537,42 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 		what = "jobs of shard " + opt.Shard.String()
 	}
 	con.Logf("%s: %d %s (%d computed, %d reused) in %s -> %s", s.Name, len(recs), what, m.JobsComputed, m.JobsReused, shortDuration(end.Sub(start)), r.dir)
+	return nil
+}
+
+// finish writes the merged job tables, runs the kind's Finish and writes
+// the Section it returns; it records the tables and Finish's time in m.
+func (r *specRun) finish(ctx context.Context, con *console, recs []*record, m *Manifest) error {
+	s := r.spec
+	tables, err := mergeTables(recs)
+	if err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	if err := removeOldTables(r.dir, tables); err != nil {
+		return fmt.Errorf("%s: %w", s.Path, err)
+	}
+	for _, t := range tables {
+		if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
+			return fmt.Errorf("%s: %w", s.Path, err)
+		}
+		m.Tables = append(m.Tables, t.Name)
+	}
+	out := &Output{dir: r.dir, name: s.Name, console: con, jobTables: m.Tables}
+	t0 := time.Now()
+	err = safely(func() error {
+		sec, err := s.Kind.Finish(ctx, s.Params, out)
+		if err != nil {
+			return err
+		}
+		return out.writeSection(sec, s.Kind.Outputs())
+	})
+	m.FinishSeconds = time.Since(t0).Seconds()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil {
+		return fmt.Errorf("%s: finish: %s", s.Path, oneLine(err.Error()))
+	}
 	return nil
 }
 

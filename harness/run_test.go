@@ -155,7 +155,7 @@ func TestDeterministicAcrossParallelism(t *testing.T) {
 func TestManifestAndReuse(t *testing.T) {
 	dir := t.TempDir()
 	var runs atomic.Int64
-	reg := registry(t, &testkind.Kind{OnRun: func(string) { runs.Add(1) }})
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) { runs.Add(1) }})
 	spec := writeSpec(t, dir, "exp.toml", runSpec)
 	out := filepath.Join(dir, "out")
 	res := mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 3})
@@ -250,7 +250,7 @@ func TestJobErrorsNameTheJob(t *testing.T) {
 func TestFirstErrorCancelsTheRest(t *testing.T) {
 	dir := t.TempDir()
 	var started atomic.Int64
-	reg := registry(t, &testkind.Kind{OnRun: func(string) { started.Add(1); time.Sleep(5 * time.Millisecond) }})
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) { started.Add(1); time.Sleep(5 * time.Millisecond) }})
 	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\n[params]\nbeta = {start = 1, stop = 50, step = 1}\nreps = 1\nfail = \"beta=2/rep=0\"\n")
 	_, err := run(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 2})
 	if err == nil || !strings.Contains(err.Error(), "job beta=2/rep=0: failed on purpose") {
@@ -278,7 +278,7 @@ func TestMemoryGuard(t *testing.T) {
 	// Jobs whose estimates do not fit together do not run together.
 	var mu sync.Mutex
 	active, most := 0, 0
-	reg = registry(t, &testkind.Kind{
+	reg = registry(t, &testkind.Hooks{
 		OnRun: func(string) {
 			mu.Lock()
 			active++
@@ -310,7 +310,7 @@ func TestDuplicateNamesAndLock(t *testing.T) {
 	release := make(chan struct{})
 	entered := make(chan struct{})
 	var once sync.Once
-	reg = registry(t, &testkind.Kind{OnRun: func(string) { once.Do(func() { close(entered) }); <-release }})
+	reg = registry(t, &testkind.Hooks{OnRun: func(string) { once.Do(func() { close(entered) }); <-release }})
 	out := filepath.Join(dir, "out")
 	done := make(chan error)
 	go func() { _, err := run(t, reg, a.Path, out, harness.RunOptions{Jobs: 1}); done <- err }()
@@ -328,7 +328,7 @@ func TestDuplicateNamesAndLock(t *testing.T) {
 func TestOutputRefusesEscapes(t *testing.T) {
 	dir := t.TempDir()
 	var errs []error
-	reg := registry(t, &testkind.Kind{OnFinish: func(out *harness.Output) {
+	reg := registry(t, &testkind.Hooks{OnFinish: func(out *harness.Output) {
 		for _, rel := range []string{"", "../x", "/abs", "a/../../b", "jobs/x.json", "manifest.json", "spec.toml", "draws.csv", ".tmp-x"} {
 			errs = append(errs, out.Create(rel, func(w io.Writer) error { return nil }))
 		}
@@ -351,7 +351,7 @@ func TestOutputRefusesEscapes(t *testing.T) {
 
 func TestProgressLines(t *testing.T) {
 	dir := t.TempDir()
-	reg := registry(t, &testkind.Kind{OnRun: func(string) { time.Sleep(150 * time.Millisecond) }})
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) { time.Sleep(150 * time.Millisecond) }})
 	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\n[params]\nbeta = 1\nreps = 9\n")
 	var buf safeBuffer
 	mustRun(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 1, Log: &buf, ProgressEvery: 100 * time.Millisecond})
@@ -443,8 +443,8 @@ func TestExclusiveJobsRunAlone(t *testing.T) {
 		}
 	}
 	reg, err := harness.NewRegistry(
-		&testkind.Kind{OnRun: enter(false), OnDone: leave(false)},
-		&testkind.Kind{KindName: "timing", Alone: true, OnRun: enter(true), OnDone: leave(true)},
+		testkind.New(&testkind.Hooks{OnRun: enter(false), OnDone: leave(false)}),
+		testkind.New(&testkind.Hooks{KindName: "timing", Alone: true, OnRun: enter(true), OnDone: leave(true)}),
 	)
 	if err != nil {
 		t.Fatal(err)

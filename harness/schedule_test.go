@@ -7,27 +7,36 @@ import (
 	"testing"
 )
 
-// schedKind is a kind for the scheduling test: exclusive, with costs
-// (Arg is the cost), or neither.
-type schedKind struct {
+// schedDef is a kind for the scheduling test: exclusive, with costs (the
+// job is its cost), or neither.
+type schedDef struct {
 	name      string
 	exclusive bool
 }
 
-func (k schedKind) Name() string                                { return k.name }
-func (schedKind) Describe() string                              { return "" }
-func (schedKind) Outputs() []string                             { return nil }
-func (schedKind) NewParams() Params                             { return nil }
-func (schedKind) Plan(Params) ([]Job, error)                    { return nil, nil }
-func (schedKind) Finish(context.Context, Params, *Output) error { return nil }
-func (schedKind) Run(context.Context, Job, *rand.Rand) ([]Table, error) {
+type schedParams struct{}
+
+func (*schedParams) Validate() error { return nil }
+
+func (k schedDef) About() About                             { return About{Name: k.name, Exclusive: k.exclusive} }
+func (schedDef) NewParams() *schedParams                    { return nil }
+func (schedDef) Plan(*schedParams) ([]Work[float64], error) { return nil, nil }
+func (schedDef) Finish(context.Context, *schedParams, *Output) (Section, error) {
+	return Section{}, nil
+}
+func (schedDef) Run(context.Context, float64, *rand.Rand) ([]Table, error) {
 	return nil, nil
 }
-func (k schedKind) Exclusive() bool { return k.exclusive }
 
-type costKind struct{ schedKind }
+type costDef struct{ schedDef }
 
-func (costKind) EstimateCost(j Job) float64 { return j.Arg.(float64) }
+func (costDef) EstimateCost(cost float64) float64 { return cost }
+
+func schedKind(name string, exclusive bool) Kind {
+	return Typed[*schedParams, float64](schedDef{name, exclusive})
+}
+
+func costKind(name string) Kind { return Typed[*schedParams, float64](costDef{schedDef{name: name}}) }
 
 // TestSchedule checks the submission order: exclusive jobs first, then
 // jobs of unknown cost in plan order, then the costed specs heaviest
@@ -41,11 +50,11 @@ func TestSchedule(t *testing.T) {
 		}
 		return r
 	}
-	light := mk(costKind{schedKind{name: "light"}}, "light", 1.0, 3.0, 2.0)
-	plain := mk(schedKind{name: "plain"}, "plain", nil, nil)
-	heavy := mk(costKind{schedKind{name: "heavy"}}, "heavy", 5.0, 9.0, 5.0)
-	alone := mk(schedKind{name: "alone", exclusive: true}, "alone", nil)
-	done := mk(costKind{schedKind{name: "done"}}, "done", 100.0)
+	light := mk(costKind("light"), "light", 1.0, 3.0, 2.0)
+	plain := mk(schedKind("plain", false), "plain", 0.0, 0.0)
+	heavy := mk(costKind("heavy"), "heavy", 5.0, 9.0, 5.0)
+	alone := mk(schedKind("alone", true), "alone", 0.0)
+	done := mk(costKind("done"), "done", 100.0)
 	done.todo = nil // stored already: nothing to schedule
 	var got []string
 	for _, tk := range schedule([]*specRun{light, plain, heavy, alone, done}) {

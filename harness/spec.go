@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"crypto/sha256"
-	"encoding"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,21 +34,15 @@ var reservedNames = []string{"bench", "profile"}
 // become file and directory names, so no '/', '.', or upper case.
 var namePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
 
-// specNamePattern is stricter: no underscore, as in the brief's examples
-// ("ba-vs-lap").
+// specNamePattern is stricter: spec and kind names are words joined by
+// hyphens ("ba-vs-lap"), never underscores.
 var specNamePattern = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
-
-// Versioned may be implemented by a Kind whose computation changes in a
-// way that invalidates stored results: its version is part of the spec
-// hash, so bumping it makes the next run recompute every job.
-type Versioned interface {
-	Version() string
-}
 
 // Registry holds the experiment kinds the CLI knows.
 type Registry struct {
 	kinds map[string]Kind
 	names []string // sorted
+	data  Data     // nil: specs may not declare datasets
 }
 
 // NewRegistry registers kinds; names must be unique and [a-z0-9-]+, and
@@ -71,7 +64,7 @@ func NewRegistry(kinds ...Kind) (*Registry, error) {
 		if err := safely(func() error { p = k.NewParams(); return nil }); err != nil {
 			return nil, fmt.Errorf("register kind %q: NewParams: %w", name, err)
 		}
-		if rv := reflect.ValueOf(p); p == nil || rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Elem().Kind() != reflect.Struct {
+		if !pointerToStruct(p) {
 			return nil, fmt.Errorf("register kind %q: NewParams must return a non-nil pointer to a struct, got %T", name, p)
 		}
 		r.kinds[name] = k
@@ -121,6 +114,13 @@ type Spec struct {
 	Hash string
 	// Source is the file's bytes (copied to results/<name>/spec.toml).
 	Source []byte
+	// Data is the spec's catalog of datasets (nil when the registry has
+	// no Data), and DataDir the absolute directory against which its
+	// relative data paths resolved: the spec's own, recorded in the
+	// manifest so that a merge of shards finds the data again.
+	Data    Catalog
+	DataDir string
+	decls   map[string]any // the [datasets.NAME] tables, decoded
 }
 
 // Load reads and validates the spec at path.
@@ -167,21 +167,23 @@ func unwrapPathError(err error) error {
 // `name` key, for the default name: the file's base name without .toml).
 func (r *Registry) Parse(path string, data []byte) (*Spec, error) {
 	base := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
-	return r.parse(path, data, base)
+	return r.parse(path, data, base, specDir(path))
 }
 
 // rawSpec is the top level of a spec file.
 type rawSpec struct {
-	Kind        string         `toml:"kind"`
-	Name        string         `toml:"name"`
-	Seed        int64          `toml:"seed"`
-	Description string         `toml:"description"`
-	Params      toml.Primitive `toml:"params"`
+	Kind        string                    `toml:"kind"`
+	Name        string                    `toml:"name"`
+	Seed        int64                     `toml:"seed"`
+	Description string                    `toml:"description"`
+	Params      toml.Primitive            `toml:"params"`
+	Datasets    map[string]toml.Primitive `toml:"datasets"`
 }
 
-var topKeys = []string{"kind", "name", "seed", "description", "params"}
+var topKeys = []string{"kind", "name", "seed", "description", "params", "datasets"}
 
-func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, error) {
+// parse validates a spec; relative data paths resolve against dataDir.
+func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) (*Spec, error) {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
@@ -222,11 +224,22 @@ func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, e
 	if err := safely(func() error { params = kind.NewParams(); return nil }); err != nil {
 		return nil, fail("kind %s: NewParams: %v", kind.Name(), err)
 	}
+	decls, err := r.decodeDecls(path, md, raw.Datasets)
+	if err != nil {
+		return nil, err
+	}
 	if err := md.PrimitiveDecode(raw.Params, params); err != nil {
 		return nil, decodeError(path, err)
 	}
-	if err := checkKeys(md, reflect.TypeOf(params)); err != nil {
+	if err := checkKeys(md, "", keyRoot{"params", 1, reflect.TypeOf(params)}, keyRoot{"datasets", 2, r.declType()}); err != nil {
 		return nil, fail("%v", err)
+	}
+	cat, err := r.catalog(path, decls, dataDir)
+	if err != nil {
+		return nil, err
+	}
+	if u, ok := params.(DataUser); ok && cat != nil {
+		u.UseData(cat)
 	}
 	if err := safely(params.Validate); err != nil {
 		return nil, fail("%v", err)
@@ -239,14 +252,27 @@ func (r *Registry) parse(path string, data []byte, defaultName string) (*Spec, e
 		Description: raw.Description,
 		Params:      params,
 		Source:      slices.Clone(data),
+		Data:        cat,
+		decls:       decls,
 	}
-	if s.Hash, err = specHash(kind, s.Seed, params); err != nil {
+	fingerprint := ""
+	if cat != nil {
+		fingerprint = cat.Fingerprint()
+	}
+	if len(decls) > 0 {
+		s.DataDir = dataDir
+	}
+	if s.Hash, err = specHash(kind, s.Seed, params, fingerprint); err != nil {
 		return nil, fail("%v", err)
 	}
 	return s, nil
 }
 
-func specHash(kind Kind, seed uint64, params Params) (string, error) {
+// specHash hashes what a spec means: its kind and the kind's version,
+// its seed, its parameters and the fingerprint of the datasets it
+// declares (left out when it declares none, so that such specs keep
+// their hash).
+func specHash(kind Kind, seed uint64, params Params, data string) (string, error) {
 	version := ""
 	if v, ok := kind.(Versioned); ok {
 		version = v.Version()
@@ -261,7 +287,8 @@ func specHash(kind Kind, seed uint64, params Params) (string, error) {
 		Version string          `json:"version"`
 		Seed    uint64          `json:"seed"`
 		Params  json.RawMessage `json:"params"`
-	}{specFormat, kind.Name(), version, seed, pj})
+		Data    string          `json:"data,omitempty"`
+	}{specFormat, kind.Name(), version, seed, pj, data})
 	if err != nil {
 		return "", err
 	}
@@ -269,16 +296,18 @@ func specHash(kind Kind, seed uint64, params Params) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// Encode writes the spec back as TOML; loading the result gives a spec
-// with the same name, seed, parameters and hash.
+// Encode writes the spec back as TOML; loading the result (from the
+// spec's directory, where its relative data paths resolve) gives a spec
+// with the same name, seed, parameters, datasets and hash.
 func (s *Spec) Encode(w io.Writer) error {
 	doc := struct {
-		Kind        string `toml:"kind"`
-		Name        string `toml:"name"`
-		Seed        uint64 `toml:"seed"`
-		Description string `toml:"description,omitempty"`
-		Params      Params `toml:"params"`
-	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params}
+		Kind        string         `toml:"kind"`
+		Name        string         `toml:"name"`
+		Seed        uint64         `toml:"seed"`
+		Description string         `toml:"description,omitempty"`
+		Params      Params         `toml:"params"`
+		Datasets    map[string]any `toml:"datasets,omitempty"`
+	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params, s.decls}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
 		return fmt.Errorf("encode spec %s: %w", s.Name, err)
@@ -377,157 +406,6 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ")), " ")
 }
 
-// checkKeys reports keys the decoder did not use (unknown keys) and keys
-// it matched only case-insensitively (the decoder's fallback, which would
-// make `Beta = 1` silently set beta).
-func checkKeys(md toml.MetaData, paramsType reflect.Type) error {
-	for _, key := range md.Undecoded() {
-		if len(key) > 0 && key[0] == "params" {
-			if _, fields := walkFields(paramsType, key[1:len(key)-1]); fields != nil {
-				return unknownKey(key, fields)
-			}
-		} else if len(key) == 1 {
-			return unknownKey(key, topKeys)
-		}
-		return fmt.Errorf("unknown key %s", key)
-	}
-	for _, key := range md.Keys() {
-		var fields []string
-		if key[0] == "params" {
-			if len(key) == 1 {
-				continue
-			}
-			_, fields = walkFields(paramsType, key[1:len(key)-1])
-		} else if len(key) == 1 {
-			fields = topKeys
-		}
-		last := key[len(key)-1]
-		if fields == nil || slices.Contains(fields, last) {
-			continue
-		}
-		for _, f := range fields {
-			if strings.EqualFold(f, last) {
-				want := append(slices.Clone(key[:len(key)-1]), f)
-				return fmt.Errorf("unknown key %s (did you mean %s? keys are case-sensitive)", key, toml.Key(want))
-			}
-		}
-		return unknownKey(key, fields)
-	}
-	return nil
-}
-
-func unknownKey(key toml.Key, allowed []string) error {
-	table := "the top level"
-	if len(key) > 1 {
-		table = "[" + toml.Key(key[:len(key)-1]).String() + "]"
-	}
-	if len(allowed) == 0 {
-		return fmt.Errorf("unknown key %s (%s takes no keys)", key, table)
-	}
-	return fmt.Errorf("unknown key %s (allowed keys in %s: %s)", key, table, strings.Join(allowed, ", "))
-}
-
-var (
-	unmarshalerType     = reflect.TypeOf((*toml.Unmarshaler)(nil)).Elem()
-	textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
-	primitiveType       = reflect.TypeOf(toml.Primitive{})
-)
-
-// walkFields follows path through struct fields the way the decoder maps
-// keys to fields and returns the type reached and its TOML field names
-// (nil fields: not a struct, or something whose keys are free, such as a
-// map or a custom unmarshaler).
-func walkFields(t reflect.Type, path []string) (reflect.Type, []string) {
-	for {
-		t = derefType(t)
-		names, types := structFields(t)
-		if names == nil {
-			return t, nil
-		}
-		if len(path) == 0 {
-			return t, names
-		}
-		i := slices.Index(names, path[0])
-		if i < 0 {
-			for j, n := range names {
-				if strings.EqualFold(n, path[0]) {
-					i = j
-					break
-				}
-			}
-		}
-		if i < 0 {
-			return t, nil
-		}
-		t, path = types[i], path[1:]
-	}
-}
-
-func derefType(t reflect.Type) reflect.Type {
-	for {
-		switch {
-		case t.Kind() == reflect.Pointer:
-			t = t.Elem()
-		case (t.Kind() == reflect.Slice || t.Kind() == reflect.Array) && !implementsUnmarshaler(t):
-			t = t.Elem()
-		default:
-			return t
-		}
-	}
-}
-
-// implementsUnmarshaler reports whether the decoder hands values of t to
-// t's own unmarshaler (toml.Unmarshaler or encoding.TextUnmarshaler)
-// instead of mapping keys to fields.
-func implementsUnmarshaler(t reflect.Type) bool {
-	for _, u := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
-		if t.Implements(u) || reflect.PointerTo(t).Implements(u) {
-			return true
-		}
-	}
-	return false
-}
-
-// structFields lists the TOML names of t's fields, following the
-// decoder's rules: exported fields, `toml:"name"` tags, "-" skipped,
-// untagged embedded structs flattened.
-func structFields(t reflect.Type) ([]string, []reflect.Type) {
-	if t.Kind() != reflect.Struct || t == primitiveType || implementsUnmarshaler(t) {
-		return nil, nil
-	}
-	names := []string{}
-	var types []reflect.Type
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag := f.Tag.Get("toml")
-		name, _, _ := strings.Cut(tag, ",")
-		if name == "-" {
-			continue
-		}
-		if f.Anonymous && name == "" {
-			ft := f.Type
-			if ft.Kind() == reflect.Pointer {
-				ft = ft.Elem()
-			}
-			if ft.Kind() == reflect.Struct {
-				n, ty := structFields(ft)
-				names = append(names, n...)
-				types = append(types, ty...)
-				continue
-			}
-		}
-		if !f.IsExported() {
-			continue
-		}
-		if name == "" {
-			name = f.Name
-		}
-		names = append(names, name)
-		types = append(types, f.Type)
-	}
-	return names, types
-}
-
 // safely runs f, turning a panic in kind code into an error.
 func safely(f func() error) (err error) {
 	defer func() {
@@ -536,26 +414,4 @@ func safely(f func() error) (err error) {
 		}
 	}()
 	return f()
-}
-
-// ParamKeys lists the keys a kind's [params] table accepts, as dotted
-// paths below params ("beta", "island.mode"), in declaration order;
-// nested tables are listed by their keys, maps and custom types by their
-// own name. Documentation tests use it to check that every key is
-// described.
-func ParamKeys(k Kind) []string {
-	var keys []string
-	var walk func(t reflect.Type, prefix string)
-	walk = func(t reflect.Type, prefix string) {
-		names, types := structFields(derefType(t))
-		for i, n := range names {
-			if sub, fields := walkFields(types[i], nil); fields != nil && sub.Kind() == reflect.Struct {
-				walk(types[i], prefix+n+".")
-				continue
-			}
-			keys = append(keys, prefix+n)
-		}
-	}
-	walk(reflect.TypeOf(k.NewParams()), "")
-	return keys
 }

@@ -274,3 +274,59 @@ func mergeTables(recs []*record) ([]Table, error) {
 	}
 	return out, nil
 }
+
+// ReadSection reads the Section an experiment directory holds. A missing
+// file contributes nothing; found is false when the directory has none of
+// the three. A malformed file contributes nothing and is named in err,
+// while the rest is still returned.
+func ReadSection(dir string) (s Section, found bool, err error) {
+	var problems []error
+	b, rerr := os.ReadFile(filepath.Join(dir, sectionFile))
+	switch {
+	case rerr == nil:
+		found = true
+		s.Markdown = string(b)
+	case !errors.Is(rerr, fs.ErrNotExist):
+		problems = append(problems, fmt.Errorf("%s: %w", sectionFile, rerr))
+	}
+	rows, ok, rerr := readSmallCSV(filepath.Join(dir, claimsFile), claimsHeader)
+	found = found || ok
+	if rerr != nil {
+		problems = append(problems, rerr)
+	}
+	for _, r := range rows {
+		s.Claims = append(s.Claims, Claim{Claim: r[0], Evidence: r[1], Verdict: r[2]})
+	}
+	rows, ok, rerr = readSmallCSV(filepath.Join(dir, skippedFile), skippedHeader)
+	found = found || ok
+	if rerr != nil {
+		problems = append(problems, rerr)
+	}
+	for _, r := range rows {
+		s.Skipped = append(s.Skipped, Skip{Figure: r[0], Reason: r[1]})
+	}
+	return s, found, errors.Join(problems...)
+}
+
+// readSmallCSV reads a report CSV with the given header; a missing file
+// gives no rows, no error and found false.
+func readSmallCSV(path string, header []string) (rows [][]string, found bool, err error) {
+	name := filepath.Base(path)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %w", name, err)
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.FieldsPerRecord = len(header)
+	recs, err := r.ReadAll()
+	if err != nil {
+		return nil, true, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], header) {
+		return nil, true, fmt.Errorf("%s: want header %s", name, strings.Join(header, ","))
+	}
+	return recs[1:], true, nil
+}

@@ -255,13 +255,8 @@ func tomlTypeName(v any) string {
 
 // tomlFloat writes a float the way TOML parses it back exactly.
 func tomlFloat(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "nan"
-	case math.IsInf(v, 1):
-		return "inf"
-	case math.IsInf(v, -1):
-		return "-inf"
+	if s, ok := nonFinite(v, "nan", "inf", "-inf"); ok {
+		return s
 	}
 	s := strconv.FormatFloat(v, 'g', -1, 64)
 	if !strings.ContainsAny(s, ".eEn") {

@@ -34,7 +34,8 @@ type BAChannel struct {
 	// fixed-iteration mode, where it is not computed.
 	Change float64
 
-	st        *stencil
+	kp        *kprod
+	lazy      *baLazy
 	logDomain bool      // iterated in the log domain (see BA)
 	z         []float64 // Z = K c (linear domain only)
 	logZ      []float64 // ln Z (log domain only; see LogZ)
@@ -57,14 +58,19 @@ const logDomainThreshold = 600
 // T iterations). With cfg.Iterations = 0 it stops at the first t with
 // max_{x,y} |C_t[x,y] - C_{t-1}[x,y]| < cfg.Delta (C_0 is the uniform
 // channel), or after cfg.MaxIterations iterations. The change is computed
-// exactly, in O(m^2) from the stencil, whenever it might be below Delta;
-// an O(m) lower bound from the diagonal entries C[x,x] = c(x)/Z(x) skips
-// that work in the iterations where the bound alone exceeds Delta.
+// exactly whenever it might be below Delta (from the stencil; on large
+// grids window by window, stopping where the kernel's decay bounds the rest
+// below the maximum found); an O(m) lower bound from the diagonal entries
+// C[x,x] = c(x)/Z(x) skips that work in the iterations where the bound
+// alone exceeds Delta.
 //
 // Each iteration costs two products with K (Z_t = K c_t, and
-// c_{t+1} = c_t .* K(prior ./ Z_t), since K is symmetric), done with the
-// stencil of K (see stencil) in O(m^2) time and O(m) memory; nothing is
-// allocated per iteration.
+// c_{t+1} = c_t .* K(prior ./ Z_t), since K is symmetric). On grids of
+// fewer than 1024 cells they use the stencil of K (see stencil), O(m^2)
+// time and O(m) memory; on larger grids, certified FFT products (see
+// kprod), O(m log m) time, every entry within 4e-10 relative of the exact
+// sum. Nothing is allocated per iteration, and the channel is never
+// materialised, so the grid may have up to MaxCells cells.
 //
 // Numerics: when beta*dmax <= 600 (dmax the grid diameter; Paris and SF up
 // to beta = 34 and 21) the iteration runs in the linear domain and is safe:
@@ -72,10 +78,14 @@ const logDomainThreshold = 600
 // Entries of c that decay below the smallest normal number (outputs BA
 // starves) lose relative precision or flush to zero; their contribution to
 // any channel entry is below 1e-40. For larger beta*dmax the kernel itself
-// underflows, so BA iterates ln c and ln Z in the log domain with
-// max-shifted log-sum-exp products (O(m^2) exponentials per product): every
-// row keeps its largest entry >= 1/m, and entries below ~1e-308 are the
-// only ones that flush to zero. Terms with prior(x) = 0 are dropped from
+// underflows. Small grids then iterate ln c and ln Z in the log domain with
+// max-shifted log-sum-exp products (O(m^2) exponentials per product):
+// every row keeps its largest entry >= 1/m, and entries below ~1e-308 are
+// the only ones that flush to zero. Large grids first try the linear
+// domain and check every Z_t: if some Z_t(x) falls below 1e-260 (where the
+// argument above would no longer hold) the run restarts in the log domain,
+// whose products sum each entry over a window grown until the terms left
+// out are provably negligible. Terms with prior(x) = 0 are dropped from
 // the update of c (they contribute prior(x) C[x,y] = 0).
 func BA(g Grid, prior []float64, cfg BAConfig) (*BAChannel, error) {
 	var ws BAWorkspace
@@ -86,25 +96,32 @@ func BA(g Grid, prior []float64, cfg BAConfig) (*BAChannel, error) {
 // on one grid allocate only their results. A workspace must not be used by
 // two goroutines at once; the BAChannels it returns are independent of it.
 type BAWorkspace struct {
-	st                          *stencil
+	kp                          *kprod
 	c, cAlt, z, zAlt, iz, izAlt []float64
-	w, u, scratch, mx           []float64
+	w, u, mx                    []float64
 	buf                         []float64 // backs all of the above
+	kw                          kprodWork
+	sites                       [2]kprodSite // Z = K c and K(prior ./ Z)
 }
 
-func (ws *BAWorkspace) stencil(g Grid, beta float64, logDomain bool) *stencil {
-	st := ws.st
-	if st == nil || st.rows != g.Rows || st.cols != g.Cols || st.beta != beta || (logDomain && st.nd == nil) {
-		// A new table, never an update in place: earlier BAChannels may
-		// still hold the old one.
-		st = newStencil(g.Rows, g.Cols, beta, logDomain)
-		ws.st = st
+func (ws *BAWorkspace) kprod(g Grid, beta float64, logDomain bool) *kprod {
+	kp := ws.kp
+	if kp == nil || kp.rows != g.Rows || kp.cols != g.Cols || kp.beta != beta {
+		// A new plan, never an update in place: earlier BAChannels may
+		// still hold the old one (a plan only ever gains tables).
+		kp = newKProd(g.Rows, g.Cols, beta, logDomain)
+		ws.kp = kp
+		ws.sites = [2]kprodSite{}
 	}
-	return st
+	if logDomain {
+		kp.ensureLog()
+	}
+	return kp
 }
 
-// maxChannelCells bounds BA's grid so that Channel can always materialise.
-const maxChannelCells = 1 << 14
+// zFloor is the smallest normaliser Z(x) the linear-domain iteration of a
+// large grid accepts (see BA).
+const zFloor = 1e-260
 
 // BA is the package-level BA reusing the workspace's buffers.
 func (ws *BAWorkspace) BA(g Grid, prior []float64, cfg BAConfig) (*BAChannel, error) {
@@ -118,9 +135,6 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 		return nil, fmt.Errorf("ba: %w", err)
 	}
 	m := g.Len()
-	if m > maxChannelCells {
-		return nil, fmt.Errorf("ba: grid %v has %d cells; at most %d (the channel is materialised as an m x m matrix)", g, m, maxChannelCells)
-	}
 	if err := checkPositive("ba: beta", cfg.Beta); err != nil {
 		return nil, err
 	}
@@ -132,11 +146,17 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 		return nil, err
 	}
 	dmax := math.Hypot(float64(g.Rows-1), float64(g.Cols-1))
-	logDomain := forceLog || cfg.Beta*dmax > logDomainThreshold
-	st := ws.stencil(g, cfg.Beta, logDomain)
-	out := &BAChannel{Grid: g, Beta: cfg.Beta, st: st, logDomain: logDomain}
-	// One slab for all buffers: fewer allocations for one-off calls.
-	sl := st.scratchLen()
+	wide := cfg.Beta*dmax > logDomainThreshold
+	large := m >= fftMinCells
+	logDomain := forceLog || (wide && !large)
+	kp := ws.kprod(g, cfg.Beta, logDomain)
+	out := &BAChannel{Grid: g, Beta: cfg.Beta, kp: kp, lazy: &baLazy{}, logDomain: logDomain}
+	// One slab for all buffers (with the direct product's scratch on small
+	// grids): fewer allocations for one-off calls.
+	sl := 0
+	if !kp.useFFT {
+		sl = kp.st.scratchLen()
+	}
 	ws.buf = grow(ws.buf, 8*m+g.Cols+sl)
 	buf := ws.buf
 	next := func(n int) []float64 {
@@ -146,19 +166,28 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	}
 	ws.c, ws.cAlt, ws.z, ws.zAlt = next(m), next(m), next(m), next(m)
 	ws.iz, ws.izAlt, ws.w, ws.u = next(m), next(m), next(m), next(m)
-	ws.mx, ws.scratch = next(g.Cols), next(sl)
-	if logDomain {
-		ws.iterateLog(out, prior, maxIter, converge, cfg.Delta)
-	} else {
-		ws.iterate(out, prior, maxIter, converge, cfg.Delta)
+	ws.mx = next(g.Cols)
+	ws.kw.stdScratch = nil // never left aliasing an earlier slab
+	if sl > 0 {
+		ws.kw.stdScratch = next(sl)
 	}
+	if !logDomain {
+		if ws.iterate(out, prior, maxIter, converge, cfg.Delta, wide && large) {
+			return out, nil
+		}
+		// Some Z_t fell below zFloor: restart in the log domain.
+		kp = ws.kprod(g, cfg.Beta, true)
+		*out = BAChannel{Grid: g, Beta: cfg.Beta, kp: kp, lazy: &baLazy{}, logDomain: true}
+	}
+	ws.iterateLog(out, prior, maxIter, converge, cfg.Delta)
 	return out, nil
 }
 
-// iterate is the linear-domain BA loop.
-func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, converge bool, delta float64) {
-	st := out.st
-	m := st.len()
+// iterate is the linear-domain BA loop. With checkZ it reports false as
+// soon as some Z_t(x) < zFloor.
+func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, converge bool, delta float64, checkZ bool) bool {
+	kp := out.kp
+	m := kp.len()
 	c, cPrev, z := ws.c[:m], ws.cAlt[:m], ws.z[:m]
 	iz, izPrev := ws.iz[:m], ws.izAlt[:m]
 	w, u := ws.w[:m], ws.u[:m]
@@ -168,15 +197,22 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 	}
 	t := 1
 	for ; ; t++ {
-		st.prod(z, c, ws.scratch)
+		kp.prod(z, c, &ws.kw, &ws.sites[0])
+		if checkZ {
+			for _, v := range z {
+				if !(v >= zFloor) {
+					return false
+				}
+			}
+		}
 		if converge {
 			for i, v := range z {
 				iz[i] = 1 / v
 			}
 			// The diagonal entries C[x,x] = c(x)/Z(x) (K = 1) give a
-			// lower bound of the change in O(m); the exact O(m^2) maximum
-			// is needed only when the bound does not already exceed
-			// delta, or on the last iteration (for Change).
+			// lower bound of the change in O(m); the exact maximum is
+			// needed only when the bound does not already exceed delta,
+			// or on the last iteration (for Change).
 			lb := 0.0
 			if t > 1 {
 				for x, v := range c {
@@ -184,7 +220,7 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 				}
 			}
 			if lb < delta || t == maxIter {
-				out.Change = st.maxChange(c, iz, cPrev, izPrev, t == 1)
+				out.Change = kp.maxChange(c, iz, cPrev, izPrev, t == 1)
 				if out.Change < delta {
 					out.Converged = true
 					break
@@ -201,7 +237,7 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 				w[x] = 0
 			}
 		}
-		st.prod(u, w, ws.scratch)
+		kp.prod(u, w, &ws.kw, &ws.sites[1])
 		for y, v := range u {
 			cPrev[y] = c[y] * v
 		}
@@ -213,13 +249,14 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 	out.Iterations = t
 	out.Marginal = append([]float64(nil), c...)
 	out.z = append([]float64(nil), z...)
+	return true
 }
 
 // iterateLog is the log-domain BA loop: c and Z are carried as logarithms
 // and every product with K is a max-shifted log-sum-exp (stencil.lprod).
 func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, converge bool, delta float64) {
-	st := out.st
-	m := st.len()
+	kp := out.kp
+	m := kp.len()
 	lc, lcPrev, lz, lzPrev := ws.c, ws.cAlt, ws.z, ws.zAlt
 	lw, lu := ws.w[:m], ws.u[:m]
 	for i := range lc {
@@ -227,7 +264,7 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 	}
 	t := 1
 	for ; ; t++ {
-		st.lprod(lz, lc, ws.mx)
+		kp.lprod(lz, lc, ws.mx)
 		if converge {
 			lb := 0.0 // the diagonal's lower bound, as in iterate
 			if t > 1 {
@@ -236,7 +273,7 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 				}
 			}
 			if lb < delta || t == maxIter {
-				out.Change = st.maxChangeLog(lc, lz, lcPrev, lzPrev, t == 1)
+				out.Change = kp.maxChangeLog(lc, lz, lcPrev, lzPrev, t == 1)
 				if out.Change < delta {
 					out.Converged = true
 					break
@@ -253,7 +290,7 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 				lw[x] = math.Inf(-1)
 			}
 		}
-		st.lprod(lu, lw, ws.mx)
+		kp.lprod(lu, lw, ws.mx)
 		for y, v := range lu {
 			lcPrev[y] = lc[y] + v
 		}
@@ -340,8 +377,27 @@ func (s *stencil) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) flo
 // Entries below the smallest normal float64 (2.2e-308) are set to 0: a
 // subnormal carries too few significant bits for log-ratios such as those
 // of TightEps, and the mass removed from a row is below m*2.2e-308.
+// The matrix has m^2 entries: Channel returns nil on grids of more than
+// MaxDenseCells cells (Dense says why); the operator methods of BAChannel
+// work at any size.
 func (b *BAChannel) Channel() *Channel {
-	st := b.st
+	ch, err := b.Dense()
+	if err != nil {
+		return nil
+	}
+	return ch
+}
+
+// Dense is Channel with an error, instead of nil, on grids too large to
+// materialise.
+func (b *BAChannel) Dense() (*Channel, error) {
+	if b == nil || b.kp == nil {
+		return nil, fmt.Errorf("ba: channel is nil or not built by BA")
+	}
+	if err := checkDenseSize(b.Grid, b.Grid); err != nil {
+		return nil, fmt.Errorf("ba: %w", err)
+	}
+	st := b.kp.st
 	R, C, ts := st.rows, st.cols, st.ts
 	m := R * C
 	ch := &Channel{In: b.Grid, Out: b.Grid, P: make([]float64, m*m)}
@@ -381,7 +437,7 @@ func (b *BAChannel) Channel() *Channel {
 			}
 		}
 	}
-	return ch
+	return ch, nil
 }
 
 // LogZ returns ln Z(x), the log normalisers of the channel's rows (a new

@@ -335,7 +335,7 @@ func TestBAErrors(t *testing.T) {
 	}
 	// A grid one row beyond the size limit, with a valid prior, so that only
 	// the size guard can refuse it.
-	huge := Grid{Rows: maxChannelCells/128 + 1, Cols: 128}
+	huge := Grid{Rows: MaxCells/1024 + 1, Cols: 1024}
 	cases := []struct {
 		name  string
 		g     Grid
@@ -358,17 +358,34 @@ func TestBAErrors(t *testing.T) {
 		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}, "ba: prior sums to 1.00083"},
 		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}, "ba: grid 0x4: rows and cols must be > 0"},
 		{"huge grid", huge, uniform(huge.Len()), BAConfig{Beta: 1, Iterations: 1},
-			fmt.Sprintf("ba: grid %v has %d cells; at most %d", huge, huge.Len(), maxChannelCells)},
+			fmt.Sprintf("ba: grid %dx%d: more than %d cells", huge.Rows, huge.Cols, MaxCells)},
 	}
 	for _, tc := range cases {
 		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
-	// The largest grid allowed is accepted.
-	edge := Grid{Rows: maxChannelCells / 128, Cols: 128}
-	if _, err := BA(edge, uniform(edge.Len()), BAConfig{Beta: 1, Iterations: 1}); err != nil {
+	// The dense channel's guard: BA works beyond MaxDenseCells, but its
+	// channel is not materialised there, and Dense says why; the guard's
+	// edge is exactly MaxDenseCells x MaxDenseCells entries.
+	big := Grid{Rows: MaxDenseCells/128 + 1, Cols: 128}
+	b, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
+	if err != nil {
+		t.Fatalf("%v: %v", big, err)
+	}
+	want := fmt.Sprintf("ba: a dense %v -> %v channel has %d entries", big, big, big.Len()*big.Len())
+	if _, err := b.Dense(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Dense on %v: error %v, want one saying %q", big, err, want)
+	}
+	if b.Channel() != nil {
+		t.Errorf("Channel on %v is not nil", big)
+	}
+	edge := Grid{Rows: MaxDenseCells / 128, Cols: 128}
+	if err := checkDenseSize(edge, edge); err != nil {
 		t.Errorf("%v (%d cells, the limit): %v", edge, edge.Len(), err)
+	}
+	if err := checkDenseSize(edge, Grid{Rows: 1, Cols: edge.Len() + 1}); err == nil {
+		t.Errorf("%v -> %d cells accepted", edge, edge.Len()+1)
 	}
 	// Within the documented tolerance the prior is accepted.
 	if _, err := BA(g, bad(func(p []float64) { p[0] += 1e-10 }), BAConfig{Beta: 1, Iterations: 1}); err != nil {

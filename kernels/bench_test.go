@@ -5,8 +5,8 @@ import (
 	"testing"
 )
 
-// The benchmarks below do the workloads of ../shared/peers/numpy_kernels.py
-// on the Paris and SF data (empirical prior, beta = 1), so their medians
+// The benchmarks below do the workloads of the NumPy/POT peer benchmark
+// (BA10, IBU10, EMD, obfuscation) on the Paris and SF data (empirical prior, beta = 1), so their medians
 // can be set against the peer's run in the same session.
 
 var benchCities = []string{"paris", "sf"}
@@ -66,7 +66,7 @@ func BenchmarkIBU10Dense(b *testing.B) {
 // BenchmarkIBU10: the peer's ibu10 workload, 10 IBU iterations from
 // uniform on the BA channel with q = prior C, in the factorised form
 // (IBUOnBA: two stencil products per iteration, the channel never
-// materialised), as DESIGN.md prescribes for BA channels.
+// materialised), the form every BA channel is meant to be used in.
 func BenchmarkIBU10(b *testing.B) {
 	benchIBU10(b, func(ws *IBUWorkspace, dst []float64, c benchCity) error {
 		_, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, IBUConfig{Iterations: 10})

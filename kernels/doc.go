@@ -7,7 +7,10 @@
 // from an explicit *rand.Rand (math/rand/v2) passed by the caller.
 //
 // Distributions are []float64 indexed by a Grid's row-major cell index.
-// A Channel is a dense row-major |In| x |Out| row-stochastic matrix.
+// A Channel is a dense row-major |In| x |Out| row-stochastic matrix; a
+// ChannelOp is a channel as an operator (apply C and C^T, draw reports,
+// tight epsilon), implemented by Channel and by the structured forms that
+// never materialise a matrix: BAChannel, LaplaceOp, RROp.
 //
 // # Arguments
 //
@@ -24,11 +27,32 @@
 // On a grid K(x,y) depends only on the row and column offsets, so K is kept
 // as a small table (see stencil) and the product is a 2-D convolution;
 // a BA step is two such products, and so is an IBU step on a BA channel
-// (BAChannel.IBU). IBU on a general channel streams the dense matrix once
-// per iteration (a fused dot/axpy pass). The inner loops have AVX2/FMA
-// assembly kernels on amd64 (selected at start-up by CPUID) next to
-// portable implementations (plain Go, or gonum's BLAS where it measured
+// (BAChannel.IBU). Below 1,024 cells (the paper's grids) the convolution
+// is summed directly, O(m^2); from 1,024 cells on it is done by FFT,
+// O(m log m), with a certificate for every entry (see kprod): FFT errors
+// are absolute, so entries too small for the FFT's error bound are
+// recomputed from a directly summed near window and an FFT of the far
+// kernel alone, or summed exactly, and every entry stays within 4e-10
+// relative of the exact sum. IBU on a general channel streams the dense
+// matrix once per iteration (a fused dot/axpy pass). The inner loops have
+// AVX2/FMA assembly kernels on amd64 (selected at start-up by CPUID) next
+// to portable implementations (plain Go, or gonum's BLAS where it measured
 // faster) that the tests check them against; build with -tags purego to
 // use only the portable code. Workspaces (BAWorkspace, IBUWorkspace) make
-// repeated runs allocation-free; nothing allocates per iteration.
+// repeated runs allocation-free once their plans are built.
+//
+// # Scale
+//
+// Grids may have up to MaxCells (1,048,576) cells. Structured channels
+// need O(m) memory (BAMemory, LaplaceOpMemory estimate it); dense ones
+// are limited to MaxDenseCells (16,384) cells per side of the matrix
+// (DenseChannelMemory). Obfuscation through a structured channel draws
+// exactly from each row without computing it (factorSampler), and the
+// tight epsilon of BA and LAP channels is an exact branch and bound over
+// pairs of cells. DenseOf says which form the operator functions use
+// (dense below DenseOpCells cells), MAPGuessOp gives the Bayesian
+// adversary's guess of every report without a matrix, and
+// BAChannel.SingularBounds certified bounds on a BA channel's smallest
+// singular value in O(m), where a dense SVD (MinSingularValue) would cost
+// O(m^3).
 package kernels

@@ -20,19 +20,28 @@ import (
 // Because the ground distance is a metric, the distance depends only on the
 // signed measure p - q (Kantorovich-Rubinstein duality): mass the two share
 // at a cell stays put, and only the net surplus is transported, by the
-// network simplex of package emd.
+// network simplex of package emd: with a dense cost matrix on small grids,
+// without one (O(cells) memory, see package emd) on large ones.
 func EMD(a Grid, p []float64, b Grid, q []float64) (float64, error) {
+	r, err := emdSolve(a, p, b, q, false)
+	return r.Cost, err
+}
+
+// emdSolve is EMD returning the solver's result. With duals it carries the
+// optimality certificate (see emd.Result) for p/sum(p) on a's cells (U,
+// Flows' From) and q/sum(q) on b's cells (V, Flows' To).
+func emdSolve(a Grid, p []float64, b Grid, q []float64, duals bool) (emd.Result, error) {
 	if err := a.Validate(); err != nil {
-		return 0, fmt.Errorf("EMD: first %w", err)
+		return emd.Result{}, fmt.Errorf("EMD: first %w", err)
 	}
 	if err := b.Validate(); err != nil {
-		return 0, fmt.Errorf("EMD: second %w", err)
+		return emd.Result{}, fmt.Errorf("EMD: second %w", err)
 	}
 	if err := checkDist("EMD: p", p, a.Len()); err != nil {
-		return 0, err
+		return emd.Result{}, err
 	}
 	if err := checkDist("EMD: q", q, b.Len()); err != nil {
-		return 0, err
+		return emd.Result{}, err
 	}
 	sp, sq := 0.0, 0.0
 	for _, v := range p {
@@ -49,8 +58,9 @@ func EMD(a Grid, p []float64, b Grid, q []float64) (float64, error) {
 		Rows: max(a.Row0+a.Rows, b.Row0+b.Rows) - r0,
 		Cols: max(a.Col0+a.Cols, b.Col0+b.Cols) - c0,
 	}
+	sv := emd.Solver{Duals: duals}
 	if box.Rows <= 0 || box.Cols <= 0 || int64(box.Rows)*int64(box.Cols) > 4*int64(a.Len()+b.Len()) {
-		return emdFar(a, p, sp, b, q, sq)
+		return emdFar(&sv, a, p, sp, b, q, sq)
 	}
 	// Both distributions on the box's cells, divided by their sums.
 	k := box.Len()
@@ -67,16 +77,31 @@ func EMD(a Grid, p []float64, b Grid, q []float64) (float64, error) {
 		r, c := b.Abs(j)
 		qb[box.IndexOf(r, c)] = v / sq
 	}
-	d, err := emd.SolveCommon(x, y, pb, qb)
+	r, err := sv.SolveCommon(x, y, pb, qb)
 	if err != nil {
-		return 0, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+		return emd.Result{}, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
 	}
-	return d, nil
+	if duals {
+		// From box cells to the cells of a and b.
+		u, v := make([]float64, a.Len()), make([]float64, b.Len())
+		for i := range u {
+			u[i] = r.U[box.IndexOf(a.Abs(i))]
+		}
+		for j := range v {
+			v[j] = r.V[box.IndexOf(b.Abs(j))]
+		}
+		for k, f := range r.Flows {
+			r.Flows[k].From = a.IndexOf(box.Abs(f.From))
+			r.Flows[k].To = b.IndexOf(box.Abs(f.To))
+		}
+		r.U, r.V = u, v
+	}
+	return r, nil
 }
 
 // emdFar handles grids whose bounding box is mostly empty: the point sets
-// go to emd.SolvePoints, which cancels shared mass through a hash map.
-func emdFar(a Grid, p []float64, sp float64, b Grid, q []float64, sq float64) (float64, error) {
+// go to SolvePoints, which cancels shared mass through a hash map.
+func emdFar(sv *emd.Solver, a Grid, p []float64, sp float64, b Grid, q []float64, sq float64) (emd.Result, error) {
 	coords := func(g Grid, v []float64, s float64) (x, y, m []float64) {
 		x, y, m = make([]float64, len(v)), make([]float64, len(v)), make([]float64, len(v))
 		for i := range v {
@@ -87,9 +112,9 @@ func emdFar(a Grid, p []float64, sp float64, b Grid, q []float64, sq float64) (f
 	}
 	ax, ay, pm := coords(a, p, sp)
 	bx, by, qm := coords(b, q, sq)
-	d, err := emd.SolvePoints(ax, ay, pm, bx, by, qm)
+	r, err := sv.SolvePoints(ax, ay, pm, bx, by, qm)
 	if err != nil {
-		return 0, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+		return emd.Result{}, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
 	}
-	return d, nil
+	return r, nil
 }

@@ -1,8 +1,15 @@
 package kernels
 
-import "testing"
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
 
-// BenchmarkEMD: the peer's "emd" step (../shared/peers/numpy_kernels.py),
+// BenchmarkEMD: the NumPy/POT peer's "emd" step,
 // one exact EMD between the empirical prior and the IBU estimate (BA at
 // beta = 1, 10 iterations from uniform; q = prior C; IBU 10 iterations from
 // uniform), on the Paris and SF grids. Compare with POT's ot.emd2 on the
@@ -23,4 +30,87 @@ func BenchmarkEMD(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkEMDHotspots: the same step on the synthetic hotspot grids
+// (../shared/datasets/synthetic/hotspots-<side>.csv) that the peer reads
+// with --sides, all of them on the sparse solver. q = prior C is formed
+// from the materialised channel, so the sides stop at 128 (16,384 cells,
+// 2 GB for the channel, freed before timing); larger grids need a
+// structured channel.
+func BenchmarkEMDHotspots(b *testing.B) {
+	for _, side := range []int{32, 64, 100, 128} {
+		b.Run(strconv.Itoa(side), func(b *testing.B) {
+			g, prior := loadHotspots(b, side)
+			ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
+			if err != nil {
+				b.Fatal(err)
+			}
+			q, err := Marginal(prior, ba.Channel())
+			if err != nil {
+				b.Fatal(err)
+			}
+			est, _, err := ba.IBU(q, nil, IBUConfig{Iterations: 10})
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := EMD(g, prior, g, est); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// loadHotspots reads ../shared/datasets/synthetic/hotspots-<side>.csv (a
+// comment line, a "row,col,count" header, then one line per cell) into the
+// side x side grid and its empirical distribution. It skips loudly when the
+// file is absent.
+func loadHotspots(tb testing.TB, side int) (Grid, []float64) {
+	tb.Helper()
+	dir, why := sharedDir()
+	if dir == "" {
+		tb.Skipf("SKIPPING: the hotspot grids need ../shared next to the module root: %s", why)
+	}
+	path := filepath.Join(dir, "datasets", "synthetic", "hotspots-"+strconv.Itoa(side)+".csv")
+	f, err := os.Open(path)
+	if err != nil {
+		tb.Skipf("SKIPPING: hotspot grid unavailable: %v", err)
+	}
+	defer f.Close()
+	g := Grid{Rows: side, Cols: side}
+	p := make([]float64, g.Len())
+	total := 0.0
+	sc := bufio.NewScanner(f)
+	for line := 1; sc.Scan(); line++ {
+		s := sc.Text()
+		if line <= 2 || s == "" {
+			continue // comment and header
+		}
+		fs := strings.Split(s, ",")
+		if len(fs) != 3 {
+			tb.Fatalf("%s:%d: want row,col,count, got %q", path, line, s)
+		}
+		var v [3]int
+		for k := range v {
+			if v[k], err = strconv.Atoi(fs[k]); err != nil {
+				tb.Fatalf("%s:%d: %v", path, line, err)
+			}
+		}
+		i := g.IndexOf(v[0], v[1])
+		if i < 0 || v[2] < 0 {
+			tb.Fatalf("%s:%d: cell (%d, %d) count %d outside the %dx%d grid", path, line, v[0], v[1], v[2], side, side)
+		}
+		p[i] += float64(v[2])
+		total += float64(v[2])
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatalf("%s: %v", path, err)
+	}
+	for i := range p {
+		p[i] /= total
+	}
+	return g, p
 }

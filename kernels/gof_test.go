@@ -107,6 +107,42 @@ func pearsonStat(obs, prob []float64, n float64) float64 {
 	return s
 }
 
+// pearson returns Pearson's statistic of observed against expected counts
+// and its degrees of freedom, pooling the cells expected below 5 into one:
+// for tests that compare every cell of a row with its exact expectation.
+func pearson(obs, exp []float64) (stat float64, df int) {
+	var po, pe float64
+	bins := 0
+	for i, e := range exp {
+		if e < 5 {
+			po += obs[i]
+			pe += exp[i]
+			continue
+		}
+		stat += (obs[i] - e) * (obs[i] - e) / e
+		bins++
+	}
+	if pe > 0 {
+		stat += (po - pe) * (po - pe) / pe
+		bins++
+	}
+	return stat, bins - 1
+}
+
+// chiSquareOK fails the test when pearson(obs, exp) exceeds the
+// chi-square quantile at 1-gofAlpha.
+func chiSquareOK(t *testing.T, name string, obs, exp []float64) {
+	t.Helper()
+	stat, df := pearson(obs, exp)
+	if df < 1 {
+		t.Fatalf("%s: no degrees of freedom", name)
+	}
+	crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - gofAlpha)
+	if stat > crit {
+		t.Errorf("%s: chi-square %.2f > %.2f (df %d, alpha %v)", name, stat, crit, df, gofAlpha)
+	}
+}
+
 // chiSquareCritical is the chi-square quantile at 1-gofAlpha for k bins.
 func chiSquareCritical(k int) float64 {
 	return distuv.ChiSquared{K: float64(k - 1)}.Quantile(1 - gofAlpha)

@@ -16,8 +16,9 @@ type Grid struct {
 	Row0, Col0 int
 }
 
-// MaxCells bounds the number of cells of a grid; channels are dense
-// |X| x |Y| matrices, so larger grids are refused before allocating.
+// MaxCells bounds the number of cells of a grid (1024 x 1024). Structured
+// channels (BAChannel, LaplaceOp, RROp) work up to it; a dense Channel is
+// further limited to MaxDenseCells cells per side of its matrix.
 const MaxCells = 1 << 20
 
 // NewGrid returns the rows x cols grid at the origin.

@@ -95,6 +95,9 @@ type IBUWorkspace struct {
 	iz              []float64 // 1/Z of the factorised IBU
 	dens, rs        [][]float64
 	batch           [1]Batch
+	kw              kprodWork
+	sites           [2]kprodSite // K a and K r of the factorised IBU
+	sitesFor        *kprod       // the plan sites describes
 }
 
 func grow(b []float64, n int) []float64 {
@@ -440,10 +443,16 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 //
 //	den = theta C = c .* K(theta ./ Z),  theta' = theta ./ Z .* K(c .* q ./ den),
 //
-// two stencil products per iteration instead of two passes over the
-// m x m matrix (the BA/IBU duality: the same products as a BA step). It
-// agrees with IBU(b.Channel(), ...) to rounding. Channels that BA iterated
-// in the log domain (large beta) are materialised and handed to IBU.
+// two products with K per iteration instead of two passes over the m x m
+// matrix (the BA/IBU duality: the same products as a BA step; on large
+// grids certified FFT products, see BA). On small grids it agrees with
+// IBU(b.Channel(), ...) to rounding, and channels that BA iterated in the
+// log domain (large beta) are materialised and handed to IBU. On large
+// grids (1024 cells or more) nothing is materialised: log-domain
+// channels, and runs in which some reported output becomes (nearly)
+// impossible under the estimate (the case IBU's careful step handles),
+// iterate in the log domain with log-sum-exp products, skipping reports
+// that the estimate cannot produce as IBU does.
 func (b *BAChannel) IBU(q, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	var w IBUWorkspace
 	return w.IBUOnBA(nil, b, q, start, cfg)
@@ -452,8 +461,11 @@ func (b *BAChannel) IBU(q, start []float64, cfg IBUConfig) ([]float64, int, erro
 // IBUOnBA is BAChannel.IBU writing the estimate into dst and reusing the
 // workspace's buffers (no allocations once warm).
 func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	if b == nil || b.st == nil {
+	if b == nil || b.kp == nil {
 		return nil, 0, fmt.Errorf("ibu: BA channel is nil or not built by BA")
+	}
+	if b.kp.useFFT {
+		return w.ibuOnBALarge(dst, b, q, start, cfg)
 	}
 	if b.logDomain {
 		return w.IBU(dst, b.Channel(), q, start, cfg)
@@ -477,7 +489,7 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 		}
 		copy(theta, start)
 	}
-	st := b.st
+	st := b.kp.st
 	R, C, cq := st.rows, st.cols, st.padStride()
 	pl, off := st.paddedLen(), st.rows*cq
 	w.prev = grow(w.prev, m)

@@ -120,12 +120,112 @@ func invDistTable(g Grid) []float64 {
 // force. It uses ln Z as iterated, so it is finite even where the materialised
 // channel has entries that underflowed to zero (where the brute-force
 // TightEps of Channel() would report +Inf).
+//
+// On grids of 1,024 cells or more, ln Z comes from certified products
+// (each Z(x) within certTol relative, so each ln Z within about certTol);
+// certifiedMaxLogRatio then recomputes ln Z exactly, by direct sums, at the
+// cells of the pairs that could hold the maximum, so that the result is
+// that of exact normalisers.
 func (b *BAChannel) TightEps() float64 {
 	if b.Grid.Len() == 1 {
 		return 0 // no pair x != x', as in the brute force
 	}
+	if b.kp.useFFT {
+		return b.Beta + certifiedMaxLogRatio(b.Grid, b.LogZ(), b.exactLogZ, b.exactLogZAll)
+	}
 	return b.Beta + maxLogRatio(b.Grid, invDistTable(b.Grid), b.LogZ())
 }
+
+// exactLogZ returns ln Z(x) summed directly over the whole grid.
+func (b *BAChannel) exactLogZ(x int) float64 {
+	st := b.kp.st
+	all := max(st.rows, st.cols)
+	if b.logDomain {
+		mw, s := st.logWindow(x, all, b.logc)
+		return mw + math.Log(s)
+	}
+	return log(st.windowSum(x, all, b.Marginal))
+}
+
+// exactLogZAll returns ln Z for every cell from the direct product.
+func (b *BAChannel) exactLogZAll() []float64 {
+	st := b.kp.st
+	m := st.len()
+	lz := make([]float64, m)
+	if b.logDomain {
+		st.lprod(lz, b.logc, make([]float64, st.cols))
+		return lz
+	}
+	st.prod(lz, b.Marginal, make([]float64, st.scratchLen()))
+	for x, v := range lz {
+		lz[x] = log(v)
+	}
+	return lz
+}
+
+// certifiedMaxLogRatio is maxLogRatio for values l known only to within
+// delta = 1.01 certTol of exact values that exact(x) computes: the pairs
+// whose ratio is within 4 delta of the largest found are the only ones
+// whose exact ratio can be the largest (every other pair's exact ratio is
+// below the best pair's), so their cells are recomputed exactly and their
+// ratios taken from the exact values. When more than candidateCap pairs
+// qualify (near-ties everywhere), every value is recomputed (exactAll) and
+// the maximum taken over the exact values.
+func certifiedMaxLogRatio(g Grid, l []float64, exact func(x int) float64, exactAll func() []float64) float64 {
+	const delta = 1.01 * certTol
+	best := maxLogRatioFast(g, l)
+	thr := best - 4*delta
+	R, C := g.Rows, g.Cols
+	m := R * C
+	lmin, lmax := math.Inf(1), math.Inf(-1)
+	for _, v := range l {
+		lmin, lmax = min(lmin, v), max(lmax, v)
+	}
+	inv := invDistTable(g)
+	type pair struct{ x, y int32 }
+	var pairs []pair
+	for x := range m {
+		rx, cx := x/C, x%C
+		spread := max(lmax-l[x], l[x]-lmin)
+		// Pairs at Chebyshev distance > rho have ratio <= spread/(rho+1).
+		rho := max(R, C)
+		if thr > 0 {
+			rho = min(rho, int(spread/thr))
+		}
+		for ry := rx; ry <= min(R-1, rx+rho); ry++ {
+			for cy := max(0, cx-rho); cy <= min(C-1, cx+rho); cy++ {
+				y := ry*C + cy
+				if y <= x {
+					continue
+				}
+				if math.Abs(l[x]-l[y])*inv[(ry-rx)*C+abs(cy-cx)] >= thr {
+					pairs = append(pairs, pair{int32(x), int32(y)})
+					if len(pairs) > candidateCap {
+						return maxLogRatioFast(g, exactAll())
+					}
+				}
+			}
+		}
+	}
+	le := map[int32]float64{}
+	get := func(x int32) float64 {
+		v, ok := le[x]
+		if !ok {
+			v = exact(int(x))
+			le[x] = v
+		}
+		return v
+	}
+	res := 0.0
+	for _, p := range pairs {
+		d := inv[abs(int(p.y)/C-int(p.x)/C)*C+abs(int(p.y)%C-int(p.x)%C)]
+		res = max(res, math.Abs(get(p.x)-get(p.y))*d)
+	}
+	return res
+}
+
+// candidateCap bounds the pairs certifiedMaxLogRatio refines one by one.
+const candidateCap = 1 << 14
 
 // TightEpsExp is the tight epsilon of a channel that the caller knows to
 // have the form C[x,y] = c(y) e^{-k d(x,y)} / Z(x) with c > 0 (BA channels
@@ -167,4 +267,59 @@ func TightEpsExp(ch *Channel, k float64) (float64, error) {
 		logZ[x] = -k*Dist(in, x, out, y0) - log(v)
 	}
 	return k + maxLogRatio(in, invDistTable(in), logZ), nil
+}
+
+// maxLogRatioFast is maxLogRatio for large grids, exact, by branch and
+// bound: a pair at distance >= r contributes at most
+// max(lmax - l[x], l[x] - lmin) / r, so once a first pass over the eight
+// neighbours of every cell has found a candidate, each cell only scans
+// the windows (Chebyshev radius rho, doubled) until the pairs outside can
+// no longer beat the best ratio found (the pairs at Euclidean distance >=
+// rho+1). l must be finite.
+func maxLogRatioFast(g Grid, l []float64) float64 {
+	R, C := g.Rows, g.Cols
+	m := R * C
+	l = l[:m]
+	lmin, lmax := math.Inf(1), math.Inf(-1)
+	for _, v := range l {
+		lmin, lmax = min(lmin, v), max(lmax, v)
+	}
+	inv := invDistTable(g)
+	best := 0.0
+	scan := func(x, rho, done int) {
+		rx, cx := x/C, x%C
+		lx := l[x]
+		for ry := max(0, rx-rho); ry <= min(R-1, rx+rho); ry++ {
+			dr := abs(ry - rx)
+			irow := inv[dr*C : (dr+1)*C]
+			lrow := l[ry*C : (ry+1)*C]
+			for cy := max(0, cx-rho); cy <= min(C-1, cx+rho); cy++ {
+				dc := abs(cy - cx)
+				if max(dr, dc) <= done {
+					continue
+				}
+				if v := math.Abs(lx-lrow[cy]) * irow[dc]; v > best {
+					best = v
+				}
+			}
+		}
+	}
+	for x := range m {
+		scan(x, 1, 0)
+	}
+	for x := range m {
+		spread := max(lmax-l[x], l[x]-lmin)
+		done := 1
+		for rho := 2; ; rho *= 2 {
+			if float64(done+1)*best >= spread {
+				break // pairs outside the scanned window cannot do better
+			}
+			scan(x, rho, done)
+			done = rho
+			if rho >= max(R, C) {
+				break
+			}
+		}
+	}
+	return best
 }

@@ -73,6 +73,28 @@ func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) 
 	if opt.LogFloor < 0 || math.IsNaN(opt.LogFloor) || math.IsInf(opt.LogFloor, 0) {
 		return nil, fmt.Errorf("plots: heatmaps: LogFloor %g must be finite and >= 0", opt.LogFloor)
 	}
+	hps, err := heatPanels(panels, opt)
+	if err != nil {
+		return nil, err
+	}
+	ncol := opt.Columns
+	if ncol == 0 {
+		ncol = autoColumns(len(panels))
+	}
+	ncol = min(ncol, len(panels))
+	l := newHeatLayout(title, panels, opt, hps[0].scale, ncol)
+	render := func(c draw.Canvas) error {
+		if title != "" {
+			drawFigureTitle(c, title)
+		}
+		return l.draw(c, hps)
+	}
+	return newFigure(l.w, l.h, render), nil
+}
+
+// heatPanels checks the panels and gives each its colour scale: its own,
+// or one shared by all with opt.SharedScale.
+func heatPanels(panels []GridMap, opt HeatOptions) ([]*heatPanel, error) {
 	hps := make([]*heatPanel, len(panels))
 	sets := make([][]float64, len(panels))
 	for i, gm := range panels {
@@ -96,35 +118,39 @@ func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) 
 		for _, hp := range hps {
 			hp.scale = s
 		}
-	} else {
-		for i, hp := range hps {
-			s, err := newZScale(sets[i:i+1], opt.Log, opt.LogFloor)
-			if err != nil {
-				return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
-			}
-			hp.scale = s
+		return hps, nil
+	}
+	for i, hp := range hps {
+		s, err := newZScale(sets[i:i+1], opt.Log, opt.LogFloor)
+		if err != nil {
+			return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
 		}
+		hp.scale = s
 	}
+	return hps, nil
+}
 
-	ncol := opt.Columns
-	if ncol == 0 {
-		ncol = autoColumns(len(panels))
-	}
-	ncol = min(ncol, len(panels))
-	nrow := (len(panels) + ncol - 1) / ncol
+// heatLayout is the size of a figure of heat maps and where its parts go.
+type heatLayout struct {
+	opt            HeatOptions
+	nrow, ncol     int
+	w, h           vg.Length
+	titleH, shared vg.Length // the title's height, the shared colour bar's width
+	cb             colorbar  // the shared colour bar
+}
 
-	// Size: a tile is about 4 in wide; its height follows the grids'
-	// aspect so that square cells fill it.
+// newHeatLayout sizes the figure: a tile is about 4 in wide; its height
+// follows the grids' aspect so that square cells fill it.
+func newHeatLayout(title string, panels []GridMap, opt HeatOptions, scale zscale, ncol int) heatLayout {
+	l := heatLayout{opt: opt, ncol: ncol, nrow: (len(panels) + ncol - 1) / ncol, cb: colorbar{scale: scale, label: opt.ColorbarLabel}}
 	aspect := 0.0
 	for _, gm := range panels {
 		aspect = math.Max(aspect, float64(gm.Rows)/float64(gm.Cols))
 	}
-	cb := colorbar{scale: hps[0].scale, label: opt.ColorbarLabel}
 	tileW := 4.0 * vg.Inch
-	sharedW := vg.Length(0)
 	if opt.SharedScale {
 		tileW = 3.3 * vg.Inch
-		sharedW = cb.width() + 6
+		l.shared = l.cb.width() + 6
 	}
 	dataW := tileW - 0.55*vg.Inch
 	if !opt.SharedScale {
@@ -132,46 +158,43 @@ func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) 
 	}
 	tileH := dataW*vg.Length(aspect) + 0.85*vg.Inch
 	tileH = max(2.2*vg.Inch, min(tileH, 5*vg.Inch))
-	titleH := vg.Length(0)
 	if title != "" {
-		titleH = 0.4 * vg.Inch
+		l.titleH = 0.4 * vg.Inch
 	}
-	w := vg.Length(ncol)*tileW + sharedW + 0.1*vg.Inch
-	h := titleH + vg.Length(nrow)*tileH + 0.05*vg.Inch
+	l.w = vg.Length(ncol)*tileW + l.shared + 0.1*vg.Inch
+	l.h = l.titleH + vg.Length(l.nrow)*tileH + 0.05*vg.Inch
+	return l
+}
 
-	render := func(c draw.Canvas) error {
-		if title != "" {
-			drawFigureTitle(c, title)
+// draw draws the panels in their tiles and the shared colour bar.
+func (l heatLayout) draw(c draw.Canvas, hps []*heatPanel) error {
+	body := c
+	body.Max.Y -= l.titleH
+	body.Max.X -= l.shared
+	body.Min.X += 0.05 * vg.Inch
+	body.Min.Y += 0.05 * vg.Inch
+	tiles := draw.Tiles{Rows: l.nrow, Cols: l.ncol, PadX: 0.08 * vg.Inch, PadY: 0.08 * vg.Inch}
+	// Every panel reserves the widest colour bar's room, so that panels
+	// of the same grid line up across the figure.
+	cbw := vg.Length(0)
+	if !l.opt.SharedScale {
+		for _, hp := range hps {
+			cbw = max(cbw, colorbar{scale: hp.scale, label: l.opt.ColorbarLabel}.width())
 		}
-		body := c
-		body.Max.Y -= titleH
-		body.Max.X -= sharedW
-		body.Min.X += 0.05 * vg.Inch
-		body.Min.Y += 0.05 * vg.Inch
-		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.08 * vg.Inch, PadY: 0.08 * vg.Inch}
-		// Every panel reserves the widest colour bar's room, so that panels
-		// of the same grid line up across the figure.
-		cbw := vg.Length(0)
-		if !opt.SharedScale {
-			for _, hp := range hps {
-				cbw = max(cbw, colorbar{scale: hp.scale, label: opt.ColorbarLabel}.width())
-			}
-		}
-		top, bottom := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
-		for i, hp := range hps {
-			tc := tiles.At(body, i%ncol, i/ncol)
-			dc, err := hp.draw(tc, cbw, opt.ColorbarLabel)
-			if err != nil {
-				return fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
-			}
-			top, bottom = max(top, dc.Max.Y), min(bottom, dc.Min.Y)
-		}
-		if opt.SharedScale {
-			cb.draw(c, body.Max.X+6+cbGap, bottom, top)
-		}
-		return nil
 	}
-	return newFigure(w, h, render), nil
+	top, bottom := vg.Length(math.Inf(-1)), vg.Length(math.Inf(1))
+	for i, hp := range hps {
+		tc := tiles.At(body, i%l.ncol, i/l.ncol)
+		dc, err := hp.draw(tc, cbw, l.opt.ColorbarLabel)
+		if err != nil {
+			return fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
+		}
+		top, bottom = max(top, dc.Max.Y), min(bottom, dc.Min.Y)
+	}
+	if l.opt.SharedScale {
+		l.cb.draw(c, body.Max.X+6+cbGap, bottom, top)
+	}
+	return nil
 }
 
 func autoColumns(n int) int {

@@ -78,23 +78,18 @@ func (l *legend) size() (w, h vg.Length) {
 func (l *legend) box(dc draw.Canvas, k corner) vg.Rectangle {
 	w, h := l.size()
 	var r vg.Rectangle
-	switch k {
-	case topRight, bottomRight:
-		r.Max.X = dc.Max.X - legendInset
-		r.Min.X = r.Max.X - w
-	default:
-		r.Min.X = dc.Min.X + legendInset
-		r.Max.X = r.Min.X + w
-	}
-	switch k {
-	case topRight, topLeft:
-		r.Max.Y = dc.Max.Y - legendInset
-		r.Min.Y = r.Max.Y - h
-	default:
-		r.Min.Y = dc.Min.Y + legendInset
-		r.Max.Y = r.Min.Y + h
-	}
+	r.Min.X, r.Max.X = inset(dc.Min.X, dc.Max.X, w, k == topRight || k == bottomRight)
+	r.Min.Y, r.Max.Y = inset(dc.Min.Y, dc.Max.Y, h, k == topRight || k == topLeft)
 	return r
+}
+
+// inset places a span of the given size legendInset inside [lo, hi],
+// against hi when high, else against lo.
+func inset(lo, hi, size vg.Length, high bool) (vg.Length, vg.Length) {
+	if high {
+		return hi - legendInset - size, hi - legendInset
+	}
+	return lo + legendInset, lo + legendInset + size
 }
 
 // Plot draws the legend; it is added last so it sits on top of the data.

@@ -172,106 +172,18 @@ func newLinePlot(title string, series []Series, opt LineOptions) (*linePlot, err
 	grid.Horizontal = grid.Vertical
 	p.Add(grid)
 
-	// On a log Y axis an error bar reaching zero or below is cut at a
-	// floor below the smallest positive value shown, instead of failing.
-	logFloor := math.Inf(1)
-	if opt.LogY {
-		for _, s := range series {
-			for i, y := range s.Y {
-				if math.IsNaN(y) || math.IsNaN(s.X[i]) {
-					continue
-				}
-				logFloor = math.Min(logFloor, y)
-				if s.YErr != nil && !math.IsNaN(s.YErr[i]) && y-s.YErr[i] > 0 {
-					logFloor = math.Min(logFloor, y-s.YErr[i])
-				}
-			}
-		}
-		logFloor /= 2
-	}
-
 	lp := &linePlot{p: p, opt: opt, legend: &legend{}}
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
-	see := func(x, y float64) {
-		xmin, xmax = math.Min(xmin, x), math.Max(xmax, x)
-		ymin, ymax = math.Min(ymin, y), math.Max(ymax, y)
-	}
+	b := bounds{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
+	floor := logFloor(series, opt)
 	for si, s := range series {
-		ls := draw.LineStyle{Color: seriesColor(si), Width: 1.6, Dashes: seriesDash(si)}
-		gs := draw.GlyphStyle{Color: seriesColor(si), Radius: 3, Shape: seriesGlyph(si)}
-		var run plotter.XYs
-		var marks plotter.XYs
-		flush := func() {
-			if len(run) > 1 {
-				l, err := plotter.NewLine(run)
-				if err == nil {
-					l.LineStyle = ls
-					p.Add(l)
-				}
-				for k := 1; k < len(run); k++ {
-					lp.sampleSegment(run[k-1], run[k])
-				}
-			}
-			if len(run) == 1 && !opt.Points {
-				marks = append(marks, run[0]) // an isolated point would be invisible
-			}
-			run = run[:0:0]
-		}
-		var bars plotter.XYs
-		var errs plotter.YErrors
-		for i := range s.X {
-			x, y := s.X[i], s.Y[i]
-			if math.IsNaN(x) || math.IsNaN(y) {
-				flush()
-				continue
-			}
-			run = append(run, plotter.XY{X: x, Y: y})
-			if opt.Points {
-				marks = append(marks, plotter.XY{X: x, Y: y})
-			}
-			see(x, y)
-			lp.xy = append(lp.xy, [2]float64{x, y})
-			if s.YErr == nil || math.IsNaN(s.YErr[i]) || s.YErr[i] == 0 {
-				continue
-			}
-			lo, hi := s.YErr[i], s.YErr[i]
-			if opt.LogY && y-lo < logFloor {
-				lo = y - logFloor
-			}
-			bars = append(bars, plotter.XY{X: x, Y: y})
-			errs = append(errs, struct{ Low, High float64 }{lo, hi})
-			see(x, y-lo)
-			see(x, y+hi)
-			lp.xy = append(lp.xy, [2]float64{x, y - lo}, [2]float64{x, y + hi})
-		}
-		flush()
-		if len(bars) > 0 {
-			eb := &plotter.YErrorBars{XYs: bars, YErrors: errs,
-				LineStyle: draw.LineStyle{Color: seriesColor(si), Width: 1}, CapWidth: 5}
-			p.Add(eb)
-		}
-		if len(marks) > 0 {
-			sc, err := plotter.NewScatter(marks)
-			if err == nil {
-				sc.GlyphStyle = gs
-				p.Add(sc)
-			}
-		}
-		if s.Name != "" && !opt.NoLegend {
-			e := legendEntry{name: s.Name, line: &ls}
-			if opt.Points {
-				e.glyph = &gs
-			}
-			lp.legend.entries = append(lp.legend.entries, e)
-		}
+		lp.addSeries(si, s, floor, &b)
 	}
 	if opt.YFromZero && !opt.LogY {
-		ymin = math.Min(ymin, 0)
+		b.ymin = math.Min(b.ymin, 0)
 	}
-	setRange(&p.X, xmin, xmax, opt.LogX, 0.03)
-	setRange(&p.Y, ymin, ymax, opt.LogY, 0.05)
-	if opt.YFromZero && !opt.LogY && ymin == 0 {
+	setRange(&p.X, b.xmin, b.xmax, opt.LogX, 0.03)
+	setRange(&p.Y, b.ymin, b.ymax, opt.LogY, 0.05)
+	if opt.YFromZero && !opt.LogY && b.ymin == 0 {
 		p.Y.Min = 0
 	}
 	intX := true
@@ -286,6 +198,104 @@ func newLinePlot(title string, series []Series, opt LineOptions) (*linePlot, err
 	p.Add(lp.legend)
 	lp.y0, lp.y1 = p.Y.Min, p.Y.Max
 	return lp, nil
+}
+
+// bounds is the data range a plot shows.
+type bounds struct{ xmin, xmax, ymin, ymax float64 }
+
+func (b *bounds) see(x, y float64) {
+	b.xmin, b.xmax = math.Min(b.xmin, x), math.Max(b.xmax, x)
+	b.ymin, b.ymax = math.Min(b.ymin, y), math.Max(b.ymax, y)
+}
+
+// logFloor is where, on a log Y axis, an error bar reaching zero or below
+// is cut: below the smallest positive value shown, instead of failing.
+func logFloor(series []Series, opt LineOptions) float64 {
+	floor := math.Inf(1)
+	if !opt.LogY {
+		return floor
+	}
+	for _, s := range series {
+		for i, y := range s.Y {
+			if math.IsNaN(y) || math.IsNaN(s.X[i]) {
+				continue
+			}
+			floor = math.Min(floor, y)
+			if s.YErr != nil && !math.IsNaN(s.YErr[i]) && y-s.YErr[i] > 0 {
+				floor = math.Min(floor, y-s.YErr[i])
+			}
+		}
+	}
+	return floor / 2
+}
+
+// addSeries draws series number si: its lines (broken at NaN points), its
+// points, its error bars and its legend entry.
+func (lp *linePlot) addSeries(si int, s Series, logFloor float64, b *bounds) {
+	p, opt := lp.p, lp.opt
+	ls := draw.LineStyle{Color: seriesColor(si), Width: 1.6, Dashes: seriesDash(si)}
+	gs := draw.GlyphStyle{Color: seriesColor(si), Radius: 3, Shape: seriesGlyph(si)}
+	var run, marks, bars plotter.XYs
+	var errs plotter.YErrors
+	flush := func() {
+		if len(run) > 1 {
+			l, err := plotter.NewLine(run)
+			if err == nil {
+				l.LineStyle = ls
+				p.Add(l)
+			}
+			for k := 1; k < len(run); k++ {
+				lp.sampleSegment(run[k-1], run[k])
+			}
+		}
+		if len(run) == 1 && !opt.Points {
+			marks = append(marks, run[0]) // an isolated point would be invisible
+		}
+		run = run[:0:0]
+	}
+	for i := range s.X {
+		x, y := s.X[i], s.Y[i]
+		if math.IsNaN(x) || math.IsNaN(y) {
+			flush()
+			continue
+		}
+		run = append(run, plotter.XY{X: x, Y: y})
+		if opt.Points {
+			marks = append(marks, plotter.XY{X: x, Y: y})
+		}
+		b.see(x, y)
+		lp.xy = append(lp.xy, [2]float64{x, y})
+		if s.YErr == nil || math.IsNaN(s.YErr[i]) || s.YErr[i] == 0 {
+			continue
+		}
+		lo, hi := s.YErr[i], s.YErr[i]
+		if opt.LogY && y-lo < logFloor {
+			lo = y - logFloor
+		}
+		bars = append(bars, plotter.XY{X: x, Y: y})
+		errs = append(errs, struct{ Low, High float64 }{lo, hi})
+		b.see(x, y-lo)
+		b.see(x, y+hi)
+		lp.xy = append(lp.xy, [2]float64{x, y - lo}, [2]float64{x, y + hi})
+	}
+	flush()
+	if len(bars) > 0 {
+		p.Add(&plotter.YErrorBars{XYs: bars, YErrors: errs,
+			LineStyle: draw.LineStyle{Color: seriesColor(si), Width: 1}, CapWidth: 5})
+	}
+	if len(marks) > 0 {
+		if sc, err := plotter.NewScatter(marks); err == nil {
+			sc.GlyphStyle = gs
+			p.Add(sc)
+		}
+	}
+	if s.Name != "" && !opt.NoLegend {
+		e := legendEntry{name: s.Name, line: &ls}
+		if opt.Points {
+			e.glyph = &gs
+		}
+		lp.legend.entries = append(lp.legend.entries, e)
+	}
 }
 
 // sampleSegment records points along a line segment, so that legend

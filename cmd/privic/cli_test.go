@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"privic/harness"
-	"privic/harness/smoke"
+	"privic/harness/kinds/smoke"
 )
 
 // The CLI tests run cli in-process, and as a child process (this test
@@ -47,54 +47,55 @@ func (p *stepsParams) Validate() error {
 	return nil
 }
 
-func (k stepsKind) Name() string {
+// step is one job: its index and how long it sleeps.
+type step struct{ i, sleepMS int }
+
+func (k stepsKind) About() harness.About {
+	a := harness.About{Name: "steps", Describe: "sleeps and draws", Tables: []string{"draws", "total"}}
 	if k.describePanics {
-		return "steps-broken"
+		a.Name = "steps-broken"
+		a.Describe = func() string { panic("describe exploded") }()
 	}
-	return "steps"
+	return a
 }
-func (k stepsKind) Describe() string {
-	if k.describePanics {
-		panic("describe exploded")
-	}
-	return "sleeps and draws"
-}
-func (stepsKind) Outputs() []string { return []string{"draws.csv", "total.csv"} }
-func (stepsKind) NewParams() harness.Params {
+func (stepsKind) NewParams() *stepsParams {
 	return &stepsParams{N: 6, Panic: -1}
 }
-func (stepsKind) Plan(ps harness.Params) ([]harness.Job, error) {
-	p := ps.(*stepsParams)
-	var jobs []harness.Job
+func (stepsKind) Plan(p *stepsParams) ([]harness.Work[step], error) {
+	var jobs []harness.Work[step]
 	for i := range p.N {
-		jobs = append(jobs, harness.Job{Key: "step=" + strconv.Itoa(i), Arg: [2]int{i, p.SleepMS}})
+		jobs = append(jobs, harness.Work[step]{Key: "step=" + strconv.Itoa(i), Job: step{i, p.SleepMS}})
 	}
 	return jobs, nil
 }
-func (k stepsKind) EstimateBytes(j harness.Job) int64 { return int64(j.Arg.([2]int)[0]+1) << 20 }
-func (stepsKind) Run(ctx context.Context, j harness.Job, rng *rand.Rand) ([]harness.Table, error) {
-	a := j.Arg.([2]int)
+func (stepsKind) EstimateBytes(j step) int64 { return int64(j.i+1) << 20 }
+func (stepsKind) Run(ctx context.Context, j step, rng *rand.Rand) ([]harness.Table, error) {
 	select {
-	case <-time.After(time.Duration(a[1]) * time.Millisecond):
+	case <-time.After(time.Duration(j.sleepMS) * time.Millisecond):
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	if a[0] == 3 && strings.HasSuffix(j.Key, "=3") && os.Getenv("STEPS_PANIC") == "1" {
+	if j.i == 3 && os.Getenv("STEPS_PANIC") == "1" {
 		panic("step 3 exploded")
 	}
-	return []harness.Table{{Name: "draws", Header: []string{"step", "value"},
-		Rows: [][]string{{strconv.Itoa(a[0]), harness.FormatFloat(rng.Float64())}}}}, nil
+	t := harness.NewTable("draws", "step", "value")
+	t.Add(j.i, rng.Float64())
+	return []harness.Table{*t}, nil
 }
-func (stepsKind) Finish(ctx context.Context, ps harness.Params, out *harness.Output) error {
+func (stepsKind) Finish(ctx context.Context, _ *stepsParams, out *harness.Output) (harness.Section, error) {
 	t, err := out.ReadTable("draws")
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
-	return out.WriteTable(harness.Table{Name: "total", Header: []string{"rows"}, Rows: [][]string{{strconv.Itoa(len(t.Rows))}}})
+	total := harness.NewTable("total", "rows")
+	total.Add(len(t.Rows))
+	return harness.Section{Markdown: "## steps\n"}, out.WriteTable(*total)
 }
 
+func steps(k stepsKind) harness.Kind { return harness.Typed[*stepsParams, step](k) }
+
 func cliKinds() []harness.Kind {
-	return append([]harness.Kind{stepsKind{}}, smoke.Kinds()...)
+	return []harness.Kind{steps(stepsKind{}), smoke.Kind()}
 }
 
 // runCLI runs cli in-process and returns status, stdout, stderr.
@@ -153,7 +154,7 @@ func TestRunValidateListMergeSmoke(t *testing.T) {
 		t.Fatalf("validate: %d %q %q", status, stdout, stderr)
 	}
 	status, stdout, _ = runCLI(t, kinds, "list", "--dir", filepath.Join(dir, "experiments"))
-	if status != 0 || !strings.Contains(stdout, "smoke") || !strings.Contains(stdout, "writes estimates.csv, summary.csv, summary.md") ||
+	if status != 0 || !strings.Contains(stdout, "smoke") || !strings.Contains(stdout, "writes estimates.csv, summary.csv, section.md") ||
 		!strings.Contains(stdout, spec) || !strings.Contains(stdout, "6 jobs") {
 		t.Fatalf("list:\n%s", stdout)
 	}
@@ -268,7 +269,7 @@ func slicesReplace(s []string, old, new string) []string {
 }
 
 func TestPanicOutsideJobsIsOneLine(t *testing.T) {
-	status, _, stderr := runCLI(t, []harness.Kind{stepsKind{describePanics: true}}, "list", "--dir", t.TempDir())
+	status, _, stderr := runCLI(t, []harness.Kind{steps(stepsKind{describePanics: true})}, "list", "--dir", t.TempDir())
 	if status != 1 || stderr != "privic: internal error: describe exploded\n" {
 		t.Fatalf("status %d stderr %q", status, stderr)
 	}

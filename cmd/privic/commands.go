@@ -14,7 +14,8 @@ import (
 	"text/tabwriter"
 
 	"privic/harness"
-	"privic/harness/paper"
+	"privic/harness/kinds"
+	"privic/harness/report"
 )
 
 // flagsFor returns the flag set of a command with fresh storage (for
@@ -30,6 +31,8 @@ func flagsFor(name string, out io.Writer) *flag.FlagSet {
 		fs = (&listFlags{}).set()
 	case "merge":
 		fs = (&mergeFlags{}).set()
+	case "dataset":
+		fs = (&datasetFlags{}).set()
 	default:
 		return nil
 	}
@@ -123,6 +126,26 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// operands parses args with fs and returns the operands, at least one
+// (what names them in the usage error).
+func operands(fs *flag.FlagSet, args []string, what string) ([]string, error) {
+	ops, err := parseArgs(fs, args)
+	if err == nil && len(ops) == 0 {
+		err = usagef("no %s given", what)
+	}
+	return ops, err
+}
+
+// jobOperands is operands for the commands that take -j, which it checks
+// (after parsing fills jobs).
+func jobOperands(fs *flag.FlagSet, args []string, what string, jobs *int) ([]string, error) {
+	ops, err := operands(fs, args, what)
+	if err == nil && *jobs < 1 {
+		err = usagef("-j %d: want at least 1", *jobs)
+	}
+	return ops, err
+}
+
 func memLimit(s string) (int64, error) {
 	if s == "" {
 		return 0, nil // harness default: half the machine's memory
@@ -158,16 +181,9 @@ func loadSpecs(reg *harness.Registry, paths []string) ([]*harness.Spec, error) {
 
 func cmdRun(ctx context.Context, e *env, args []string) error {
 	var f runFlags
-	fs := f.set()
-	paths, err := parseArgs(fs, args)
+	paths, err := jobOperands(f.set(), args, "spec", &f.jobs)
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usagef("no spec given")
-	}
-	if f.jobs < 1 {
-		return usagef("-j %d: want at least 1", f.jobs)
 	}
 	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet)}
 	if f.shard != "" {
@@ -178,7 +194,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if opt.MemLimit, err = memLimit(f.memLimit); err != nil {
 		return err
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -247,18 +263,15 @@ func startProfiles(cpu, mem string) (stop func() error, err error) {
 
 func cmdValidate(ctx context.Context, e *env, args []string) error {
 	var f validateFlags
-	paths, err := parseArgs(f.set(), args)
+	paths, err := operands(f.set(), args, "spec")
 	if err != nil {
 		return err
-	}
-	if len(paths) == 0 {
-		return usagef("no spec given")
 	}
 	limit, err := memLimit(f.memLimit)
 	if err != nil {
 		return err
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -293,7 +306,7 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -330,17 +343,11 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 
 func cmdMerge(ctx context.Context, e *env, args []string) error {
 	var f mergeFlags
-	dirs, err := parseArgs(f.set(), args)
+	dirs, err := jobOperands(f.set(), args, "shard directory", &f.jobs)
 	if err != nil {
 		return err
 	}
-	if len(dirs) == 0 {
-		return usagef("no shard directory given")
-	}
-	if f.jobs < 1 {
-		return usagef("-j %d: want at least 1", f.jobs)
-	}
-	reg, err := harness.NewRegistry(e.kinds...)
+	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
 	}
@@ -348,8 +355,9 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 	return err
 }
 
-// cmdReport assembles DIR/REPORT.md from the sections, claims and
-// manifests that the experiments wrote under DIR.
+// cmdReport assembles DIR/REPORT.md and DIR/REPORT.html from the
+// sections, claims and manifests that the experiments wrote under DIR, in
+// the order of the registered kinds.
 func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("report")
 	out := fs.String("out", "results", "assemble the report of the experiments under `DIR`")
@@ -360,9 +368,9 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("report takes no arguments, got %q", rest)
 	}
-	if err := paper.Report(*out); err != nil {
-		return fmt.Errorf("report: %w", err)
+	if err := report.Write(*out, kinds.Names(e.kinds)); err != nil {
+		return err
 	}
-	fmt.Fprintf(e.stdout, "report: %s\n", filepath.Join(*out, "REPORT.md"))
+	fmt.Fprintf(e.stdout, "report: %s and %s\n", filepath.Join(*out, report.MarkdownFile), filepath.Join(*out, report.HTMLFile))
 	return nil
 }

@@ -9,27 +9,12 @@ import (
 	"testing"
 
 	"privic/harness"
+	"privic/kernels/mechanism"
 )
 
-// moduleRoot is the directory holding go.mod, found by walking up from
-// the test's working directory.
-func moduleRoot(t *testing.T) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-}
+// root is the module's directory, seen from this package's (where go
+// test runs).
+const root = "../.."
 
 func readFile(t *testing.T, path string) string {
 	t.Helper()
@@ -72,7 +57,6 @@ func dispatcher(t *testing.T, runsh string) []string {
 // run.sh dispatches (or a spec path), and every command run.sh offers is
 // in the README.
 func TestREADMECommandsExist(t *testing.T) {
-	root := moduleRoot(t)
 	readme := readFile(t, filepath.Join(root, "README.md"))
 	labels := dispatcher(t, readFile(t, filepath.Join(root, "run.sh")))
 	mentioned := map[string]bool{}
@@ -115,7 +99,7 @@ func TestREADMECommandsExist(t *testing.T) {
 // TestExperimentsREADMEDocumentsEveryKey: each registered kind has a
 // section in experiments/README.md that mentions each of its keys.
 func TestExperimentsREADMEDocumentsEveryKey(t *testing.T) {
-	doc := readFile(t, filepath.Join(moduleRoot(t), "experiments", "README.md"))
+	doc := readFile(t, filepath.Join(root, "experiments", "README.md"))
 	marker := strings.Index(doc, "\n<!-- kinds -->\n")
 	if marker < 0 {
 		t.Fatal("experiments/README.md lost its <!-- kinds --> line")
@@ -140,11 +124,43 @@ func TestExperimentsREADMEDocumentsEveryKey(t *testing.T) {
 	}
 }
 
+// TestExperimentsREADMEMechanismsAreRegistered: the mechanisms the README
+// describes as built in are in the registry's table, so the docs cannot
+// keep a mechanism that was removed or renamed. (A new mechanism needs no
+// README edit: privic list and mechanisms.csv take the list from the
+// registry.)
+func TestExperimentsREADMEMechanismsAreRegistered(t *testing.T) {
+	doc := readFile(t, filepath.Join(root, "experiments", "README.md"))
+	const lead = "The built-in ones:\n"
+	i := strings.Index(doc, lead)
+	if i < 0 {
+		t.Fatalf("experiments/README.md lost the line %q of the mechanisms section", strings.TrimSpace(lead))
+	}
+	para := doc[i+len(lead):]
+	para = para[:strings.Index(para+"\n\n", "\n\n")]
+	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A mechanism's description starts with its name in backticks followed
+	// by its parenthesised summary.
+	var named []string
+	for _, m := range regexp.MustCompile("`([a-z0-9-]+)`\\s+\\(").FindAllStringSubmatch(para, -1) {
+		named = append(named, m[1])
+		if _, err := reg.Lookup(m[1]); err != nil {
+			t.Errorf("experiments/README.md describes mechanism %q, which the registry lacks: %v", m[1], err)
+		}
+	}
+	if len(named) < 5 {
+		t.Errorf("found only %q as described mechanisms in experiments/README.md", named)
+	}
+}
+
 // TestExperimentSpecsValidate: every spec in experiments/ loads and plans
 // with the kinds the CLI registers (a spec whose kind is missing means
 // cmd/privic/kinds.go needs the kind's package).
 func TestExperimentSpecsValidate(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(moduleRoot(t), "experiments", "*.toml"))
+	files, _ := filepath.Glob(filepath.Join(root, "experiments", "*.toml"))
 	if len(files) == 0 {
 		t.Fatal("no specs in experiments/")
 	}

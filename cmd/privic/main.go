@@ -6,31 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"slices"
 	"strings"
-	"syscall"
 
 	"privic/harness"
 )
-
-func main() {
-	os.Exit(realMain(os.Args[1:], allKinds()))
-}
-
-// realMain wires the process to cli: Ctrl-C (or SIGTERM, as sent by
-// cluster schedulers) cancels the run, which stores what is finished
-// and exits with status 130; a second Ctrl-C kills at once.
-func realMain(args []string, kinds []harness.Kind) int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		stop()
-	}()
-	return cli(ctx, args, os.Stdout, os.Stderr, kinds)
-}
 
 // env is what a command sees of the world.
 type env struct {
@@ -54,7 +34,9 @@ func commands() []command {
 		{"validate", "[--mem-limit SIZE] SPEC...", "check specs (keys, values, plan, memory) without running them", cmdValidate},
 		{"list", "[--dir DIR]", "list the experiment kinds and the specs in DIR (default experiments)", cmdList},
 		{"merge", "[--out DIR] [-j N] [-q] SHARD_DIR...", "join the outputs of shard runs into DIR and finish them", cmdMerge},
-		{"report", "[--out DIR]", "assemble DIR/REPORT.md from the experiments' sections, claims and manifests", cmdReport},
+		{"dataset", "[--counts FILE] [--rows POLICY] SPEC [NAME...]",
+			"print the grids of a spec's datasets (cells, cell size, region, check-ins read/kept/dropped, densest cell, places) without running anything; --counts writes one dataset's per-cell counts", cmdDataset},
+		{"report", "[--out DIR]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests", cmdReport},
 		{"help", "[COMMAND]", "show help", nil},
 	}
 }

@@ -63,12 +63,14 @@ func TestMemoryGuard(t *testing.T) {
 		t.Run(kind, func(t *testing.T) {
 			paris := refusedEstimate(t, work, spec(kind, "paris"), "1KiB")
 			sf := refusedEstimate(t, work, spec(kind, "sf"), "1KiB")
-			// Paris has 11 x 15 = 165 cells, SF 16 x 24 = 384: dense
-			// channels make the ratio (384/165)^2 = 5.42 (3 significant
-			// digits in the message, small O(cells) terms).
-			want := (384.0 / 165) * (384.0 / 165)
-			if r := sf / paris; r < 0.85*want || r > 1.15*want {
-				t.Errorf("SF/Paris memory estimate ratio %.3g (%.3g / %.3g bytes), want about %.3g (cells squared)", r, sf, paris, want)
+			// Paris has 11 x 15 = 165 cells, SF 16 x 24 = 384: the dense
+			// channels and the EMD's tables grow as the square of the
+			// cells, the kernels' stencils and vectors linearly, so the
+			// ratio lies between 384/165 = 2.33 and (384/165)^2 = 5.42
+			// (3 significant digits in the message).
+			lin := 384.0 / 165
+			if r := sf / paris; r < 0.95*lin || r > 1.15*lin*lin {
+				t.Errorf("SF/Paris memory estimate ratio %.3g (%.3g / %.3g bytes), want between %.3g (cells) and %.3g (cells squared)", r, sf, paris, lin, lin*lin)
 			}
 			// The same refusal from run, which then writes nothing.
 			out := filepath.Join(work, "results-"+kind)

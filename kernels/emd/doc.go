@@ -1,31 +1,53 @@
 // Package emd computes exact earth mover's distances: the minimum cost of
 // transporting a supply vector onto a demand vector of equal total mass.
 //
-// The solver is a primal network simplex specialised to the complete
-// bipartite transportation network (supplies -> demands, uncapacitated
-// arcs). Its basis is a spanning tree over the supply and demand nodes plus
-// an artificial root, stored as parent pointers, depths and a doubly linked
+// The solver is a primal network simplex specialised to the bipartite
+// transportation network (supplies -> demands, uncapacitated arcs). Its
+// basis is a spanning tree over the supply and demand nodes plus an
+// artificial root, stored as parent pointers, depths and a doubly linked
 // preorder thread, so that re-hanging a subtree and shifting its potentials
-// costs time proportional to the subtree, not to the network. Entering arcs
-// are chosen by block search over a dense row-major cost matrix; leaving
-// arcs by the strongly-feasible-tree rule (Cunningham), which rules out
-// cycling on degenerate pivots. The start is the greedy matrix-minimum plan
-// (ship along the cheapest arc between a supply and a demand that both have
-// mass left, repeatedly), whose positive arcs form a forest; each tree of
-// that forest hangs from the root by an artificial arc that never carries
-// flow, so the start is strongly feasible and no big-M costs (which would
-// ruin the potentials' precision) are needed.
+// costs time proportional to the subtree, not to the network. Leaving arcs
+// are chosen by the strongly-feasible-tree rule (Cunningham), which rules
+// out cycling on degenerate pivots. The start is the greedy matrix-minimum
+// plan (ship along the cheapest arc between a supply and a demand that both
+// have mass left, repeatedly), whose positive arcs form a forest; each tree
+// of that forest hangs from the root by an artificial arc that never
+// carries flow, so the start is strongly feasible and no big-M costs (which
+// would ruin the potentials' precision) are needed.
+//
+// Two ways of pricing the arcs:
+//   - dense: block search over a row-major n x m cost matrix (Solve,
+//     SolveMatrix, SolveOn, and small Euclidean problems);
+//   - sparse, for Euclidean problems with more than 2^18 arcs: the simplex
+//     runs on a sparse arc set, the 8 nearest demands of every supply and
+//     the 8 nearest supplies of every demand plus the arcs of the greedy
+//     start, with costs computed from the coordinates. A pricing sweep
+//     then prices all n*m arcs from the coordinates: a kd-tree over the
+//     demands, holding per subtree the bounding box and the least -pi_j,
+//     bounds c_ij - pi_j from below for a whole subtree, so that far arcs
+//     are skipped without being priced. The sweep either proves the basis
+//     optimal over all arcs or adds each supply's (at most 4) most
+//     improving arcs, and the simplex resumes from its basis. Memory is
+//     O((n+m) k) for k arcs per node, never n*m; on the synthetic hotspot
+//     grids two or three sweeps suffice and k stays near 6.
 //
 // Results are exact up to floating-point rounding: the simplex stops only
 // when every arc's reduced cost, recomputed from freshly built potentials, is
-// >= -1e-12 times the largest absolute cost, which bounds the gap to the
-// true optimum by that amount times the total mass.
+// >= -1e-12 times the largest absolute cost (the sparse solver: the
+// diagonal of the points' bounding box), which bounds the gap to the true
+// optimum by that amount times the total mass.
 //
 // Entry points:
 //   - Solve and SolveMatrix: a general cost (function or dense matrix);
 //   - SolvePoints: two weighted point sets in the plane with Euclidean cost;
 //   - SolveCommon: two masses on one list of points (e.g. two distributions
-//     over the same grid cells), Euclidean cost.
+//     over the same grid cells), Euclidean cost;
+//   - SolveOn: SolveCommon on points whose distances NewPoints tabulated.
+//
+// With Solver.Duals the Result carries an optimality certificate that can
+// be checked independently of the simplex: a plan and dual potentials U, V
+// with U[i] + V[j] <= cost(i, j) on every arc, equality on the plan's arcs
+// and equal primal and dual objectives (see Result).
 //
 // Zero-mass points are dropped before solving. Totals must agree within
 // MassTol (relative); the demand side is then rescaled to the supply side's

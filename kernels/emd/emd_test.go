@@ -395,6 +395,17 @@ func TestRescale(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "totals differ") {
 		t.Errorf("totals 3 vs 2.5: want a 'totals differ' error, got %v", err)
 	}
+	// The tolerance is relative to the larger total: 1e-4 on 1e3 passes.
+	got, err = SolvePoints(x, y, []float64{1e3, 0}, x, y, []float64{0, 1e3 + 1e-4})
+	if err != nil || got != 1e3 {
+		t.Errorf("totals 1e3 vs 1e3+1e-4: got %v, %v; want 1e3", got, err)
+	}
+}
+
+func TestDefaultMaxPivots(t *testing.T) {
+	if got := DefaultMaxPivots(3, 4); got != 107000 {
+		t.Errorf("DefaultMaxPivots(3, 4) = %d, want 1000*7 + 100000", got)
+	}
 }
 
 func TestErrors(t *testing.T) {
@@ -458,16 +469,31 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// TestHugeDistances: squares of the coordinates overflow but the distances do
-// not; the careful fallback must be used.
+// TestHugeDistances: squares of the coordinates overflow but the distances
+// do not; the dense solver recomputes those entries the careful way, and
+// the sparse solver hands such problems to the dense path. Three unit
+// masses per side: the optimum is the best assignment, by enumeration.
 func TestHugeDistances(t *testing.T) {
-	big := 1e200
-	got, err := SolvePoints([]float64{0}, []float64{0}, []float64{1}, []float64{3 * big}, []float64{4 * big}, []float64{1})
-	if err != nil {
-		t.Fatal(err)
+	const big = 1e200
+	ax, ay := []float64{-big, 2, 3 * big}, []float64{big, 1, -big}
+	bx, by := []float64{2 * big, 5, big}, []float64{5 * big, 1, -2 * big}
+	ones := []float64{1, 1, 1}
+	cost := make([]float64, 9)
+	for i := range 3 {
+		for j := range 3 {
+			cost[i*3+j] = math.Hypot(ax[i]-bx[j], ay[i]-by[j])
+		}
 	}
-	if want := 5 * big; math.Abs(got-want) > 1e-15*want {
-		t.Errorf("got %v, want %v", got, want)
+	want := bestAssignment(cost, 3)
+	for _, path := range []int{pathAuto, pathSparse} {
+		s := Solver{path: path}
+		got, err := s.SolvePoints(ax, ay, ones, bx, by, ones)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.Cost-want) > 1e-15*want {
+			t.Errorf("path %d: got %v, want %v", path, got.Cost, want)
+		}
 	}
 }
 

@@ -21,47 +21,52 @@ var errNumeric = errors.New("emd: numerical breakdown in the network simplex")
 // pricingTol*max|cost|*mass of the optimum.
 const pricingTol = 1e-12
 
-// network is the state of the transportation simplex on n supplies and m
+// network is the basis of the transportation simplex on n supplies and m
 // demands. Nodes 0..n-1 are supplies, n..n+m-1 demands and n+m the
 // artificial root. Every non-root node x owns the basic arc joining it to
-// parent[x]: arc[x] = i*m+j for the real arc supply i -> demand j, or -1 for
-// the artificial arc root -> x, which never carries flow. Non-basic arcs all
-// carry zero flow (the arcs are uncapacitated), so flows are stored per node
-// and no n*m flow array exists.
+// parent[x]: a real arc between a supply and a demand, of cost acost[x],
+// or, when parent[x] is the root, the artificial arc root -> x, which never
+// carries flow. Non-basic arcs all carry zero flow (the arcs are
+// uncapacitated), so flows are stored per node and the basis never refers
+// to how the non-basic arcs are stored: a pricer (dense matrix or sparse
+// arc list) proposes entering arcs by their end points and cost.
 //
-// Potentials satisfy cost[i*m+j] + pi[i] - pi[n+j] = 0 on basic real arcs and
+// Potentials satisfy c + pi[i] - pi[n+j] = 0 on basic real arcs i -> j and
 // pi[x] = pi[root] = 0 on artificial ones; an arc improves when that reduced
 // cost is negative.
 type network struct {
 	n, m   int
-	cost   []float64 // n*m, row-major
-	eps    float64   // entering threshold: reduced cost < -eps
+	eps    float64 // entering threshold: reduced cost < -eps
 	parent []int
-	arc    []int
+	acost  []float64 // cost of the basic arc of each node (0 if artificial)
 	flow   []float64
 	pi     []float64
-	depth  []int
-	thread []int // preorder successor (circular, starting at the root)
-	rev    []int // preorder predecessor
+	tn     []tnode // preorder successor and depth of each node
+	rev    []int   // preorder predecessor
 
-	next  int // pricing resumes at this arc
-	block int // arcs per pricing block
-
-	// Workspace for initial plan and pivots.
+	// Workspace for buildTree and pivots.
 	stem, last, pre, post []int
-	resid                 []float64
-	active                []int
 	edges                 []edge
 	deg, adj, adjEdge     []int
 	order                 []int
-	heap                  []int
-	hkey                  []float64
-	hbest                 []int
 }
 
+// tnode is a node's place in the preorder thread (its successor) and its
+// depth, kept side by side because the subtree walks of rehang read both.
+type tnode struct{ next, depth int }
+
+// edge is an arc of a starting plan: f units from supply i to demand j at
+// cost c per unit.
 type edge struct {
 	i, j int
-	f    float64
+	f, c float64
+}
+
+// pricer proposes entering arcs: supply i, demand j and the arc's cost c,
+// with reduced cost c + pi[i] - pi[n+j] below -eps, or i < 0 when it finds
+// none.
+type pricer interface {
+	price(s *network) (i, j int, c float64)
 }
 
 // grow returns s resized to n, reusing its storage when possible.
@@ -72,17 +77,16 @@ func grow[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
-// reset sizes the network for n supplies and m demands with costs cost
-// (n*m, kept by reference) whose largest absolute value is maxc.
-func (s *network) reset(n, m int, cost []float64, maxc float64) {
-	s.n, s.m, s.cost = n, m, cost
+// reset sizes the network for n supplies and m demands whose costs are at
+// most maxc in absolute value.
+func (s *network) reset(n, m int, maxc float64) {
+	s.n, s.m = n, m
 	N := n + m + 1
 	s.parent = grow(s.parent, N)
-	s.arc = grow(s.arc, N)
+	s.acost = grow(s.acost, N)
 	s.flow = grow(s.flow, N)
 	s.pi = grow(s.pi, N)
-	s.depth = grow(s.depth, N)
-	s.thread = grow(s.thread, N)
+	s.tn = grow(s.tn, N)
 	s.rev = grow(s.rev, N)
 	s.stem = grow(s.stem, N)
 	s.last = grow(s.last, N)
@@ -90,123 +94,14 @@ func (s *network) reset(n, m int, cost []float64, maxc float64) {
 	s.post = grow(s.post, N)
 	s.order = grow(s.order, N)
 	s.eps = pricingTol * maxc
-	s.next = 0
-	s.block = int(math.Sqrt(float64(n * m)))
-	if s.block < 16 {
-		s.block = 16
-	}
 }
 
-// initial builds a greedy feasible plan (matrixMinimum) and the basis tree
-// from it. Every greedy step exhausts a supply or a demand, so the positive arcs
-// form a forest; each of its trees hangs from the root by an artificial arc
-// pointing away from the root with zero flow, and all real basic arcs carry
-// positive flow, so the tree is strongly feasible.
-func (s *network) initial(supply, demand []float64) {
-	s.matrixMinimum(supply, demand)
-	s.buildTree()
-}
-
-// matrixMinimum is the greedy start: repeatedly ship as much as possible
-// along the cheapest arc between a supply and a demand that both have mass
-// left. Each supply's cheapest live demand sits in a binary heap keyed by
-// that cost; entries made stale by an exhausted demand are refreshed lazily
-// when they reach the top. On grid problems this start needs about a third
-// of the pivots of a row-by-row greedy start.
-func (s *network) matrixMinimum(supply, demand []float64) {
-	n, m := s.n, s.m
-	s.resid = grow(s.resid, n+m)
-	rs, rd := s.resid[:n], s.resid[n:n+m]
-	copy(rs, supply)
-	copy(rd, demand)
-	// live demands, compact, with positions for O(1) removal
-	s.active = grow(s.active, 2*m)
-	act, pos := s.active[:m], s.active[m:2*m]
-	for j := range act {
-		act[j], pos[j] = j, j
-	}
-	nact := m
-	s.hkey = grow(s.hkey, n)
-	s.hbest = grow(s.hbest, n)
-	heap := s.heap[:0]
-	scan := func(i int) {
-		row := s.cost[i*m : (i+1)*m]
-		bj := act[0]
-		bc := row[bj]
-		for _, j := range act[1:nact] {
-			if c := row[j]; c < bc {
-				bc, bj = c, j
-			}
-		}
-		s.hkey[i], s.hbest[i] = bc, bj
-	}
-	key := s.hkey
-	up := func(k int) {
-		for k > 0 {
-			p := (k - 1) / 2
-			if key[heap[p]] <= key[heap[k]] {
-				break
-			}
-			heap[p], heap[k] = heap[k], heap[p]
-			k = p
-		}
-	}
-	down := func(k int) {
-		h := len(heap)
-		for {
-			c := 2*k + 1
-			if c >= h {
-				return
-			}
-			if c+1 < h && key[heap[c+1]] < key[heap[c]] {
-				c++
-			}
-			if key[heap[k]] <= key[heap[c]] {
-				return
-			}
-			heap[k], heap[c] = heap[c], heap[k]
-			k = c
-		}
-	}
-	for i := 0; i < n; i++ {
-		scan(i)
-		heap = append(heap, i)
-		up(len(heap) - 1)
-	}
-	s.edges = s.edges[:0]
-	for len(heap) > 0 && nact > 0 {
-		i := heap[0]
-		j := s.hbest[i]
-		if pos[j] < 0 {
-			scan(i)
-			down(0)
-			continue
-		}
-		f := min(rs[i], rd[j])
-		s.edges = append(s.edges, edge{i, j, f})
-		rs[i] -= f
-		rd[j] -= f
-		if rd[j] <= 0 {
-			p := pos[j]
-			last := act[nact-1]
-			act[p], pos[last] = last, p
-			pos[j] = -1
-			nact--
-		}
-		if rs[i] <= 0 {
-			heap[0] = heap[len(heap)-1]
-			heap = heap[:len(heap)-1]
-			down(0)
-		} else if nact > 0 {
-			scan(i)
-			down(0)
-		}
-	}
-	s.heap = heap
-}
-
-// buildTree turns the forest s.edges into the basis: parent pointers, arcs,
-// flows, preorder thread, depths and potentials.
+// buildTree turns the forest s.edges (a greedy plan: every greedy step
+// exhausts a supply or a demand, so its positive arcs form a forest) into
+// the basis: parent pointers, arcs, flows, preorder thread, depths and
+// potentials. Each tree of the forest hangs from the root by an
+// artificial arc pointing away from the root with zero flow, and all real
+// basic arcs carry positive flow, so the basis is strongly feasible.
 func (s *network) buildTree() {
 	n, m := s.n, s.m
 	N := n + m
@@ -240,13 +135,13 @@ func (s *network) buildTree() {
 	order := s.order[:0]
 	order = append(order, root)
 	s.parent[root] = root
-	s.arc[root], s.flow[root], s.pi[root], s.depth[root] = -1, 0, 0, 0
+	s.acost[root], s.flow[root], s.pi[root], s.tn[root].depth = 0, 0, 0, 0
 	stack := s.stem[:0]
-	for r := 0; r < N; r++ {
+	for r := range N {
 		if s.parent[r] >= 0 {
 			continue
 		}
-		s.parent[r], s.arc[r], s.flow[r] = root, -1, 0
+		s.parent[r], s.acost[r], s.flow[r] = root, 0, 0
 		stack = append(stack, r)
 		for len(stack) > 0 {
 			x := stack[len(stack)-1]
@@ -258,14 +153,14 @@ func (s *network) buildTree() {
 					continue
 				}
 				e := s.edges[s.adjEdge[k]]
-				s.parent[y], s.arc[y], s.flow[y] = x, e.i*m+e.j, e.f
+				s.parent[y], s.acost[y], s.flow[y] = x, e.c, e.f
 				stack = append(stack, y)
 			}
 		}
 	}
 	for k, x := range order {
 		nx := order[(k+1)%len(order)]
-		s.thread[x] = nx
+		s.tn[x].next = nx
 		s.rev[nx] = x
 	}
 	s.refresh()
@@ -276,134 +171,44 @@ func (s *network) buildTree() {
 func (s *network) refresh() {
 	n, m := s.n, s.m
 	root := n + m
-	s.pi[root], s.depth[root] = 0, 0
-	for x := s.thread[root]; x != root; x = s.thread[x] {
+	s.pi[root], s.tn[root].depth = 0, 0
+	for x := s.tn[root].next; x != root; x = s.tn[x].next {
 		p := s.parent[x]
-		s.depth[x] = s.depth[p] + 1
-		switch e := s.arc[x]; {
-		case e < 0:
+		s.tn[x].depth = s.tn[p].depth + 1
+		switch {
+		case p == root:
 			s.pi[x] = s.pi[root]
 		case x < n: // supply x -> demand p
-			s.pi[x] = s.pi[p] - s.cost[e]
+			s.pi[x] = s.pi[p] - s.acost[x]
 		default: // supply p -> demand x
-			s.pi[x] = s.pi[p] + s.cost[e]
+			s.pi[x] = s.pi[p] + s.acost[x]
 		}
 	}
 }
 
-// price returns an arc with reduced cost < -eps by block search: arcs are
-// scanned row by row from where the last search stopped and, after each
-// block, the most negative arc seen so far is returned. It returns -1 when a
-// full sweep finds none.
-func (s *network) price() int {
-	n, m := s.n, s.m
-	total := n * m
-	piD := s.pi[n : n+m]
-	best := -s.eps
-	bestArc := -1
-	i, j := s.next/m, s.next%m
-	inBlock := 0
-	for scanned := 0; scanned < total; {
-		lim := m
-		if rem := s.block - inBlock; j+rem < m {
-			lim = j + rem
-		}
-		row := s.cost[i*m+j : i*m+lim]
-		d := piD[j:lim]
-		// Compare cost - piD against best - pi[i] to keep the loop to one
-		// subtraction per arc.
-		thr, bk := argminBelow(row, d, best-s.pi[i])
-		if bk >= 0 {
-			best = thr + s.pi[i]
-			bestArc = i*m + j + bk
-		}
-		cnt := lim - j
-		scanned += cnt
-		inBlock += cnt
-		if lim == m {
-			j = 0
-			if i++; i == n {
-				i = 0
-			}
-		} else {
-			j = lim
-		}
-		if inBlock >= s.block {
-			if bestArc >= 0 {
-				s.next = i*m + j
-				return bestArc
-			}
-			inBlock = 0
-		}
-	}
-	if bestArc >= 0 {
-		s.next = i*m + j
-	}
-	return bestArc
+// isBasic reports whether the real arc from supply i to demand j is in the
+// basis tree (the root is neither end, so no artificial arc matches).
+func (s *network) isBasic(i, j int) bool {
+	l := s.n + j
+	return s.parent[i] == l || s.parent[l] == i
 }
 
-// argminBelow returns the smallest row[k]-d[k] that is below thr, and its
-// k, or (thr, -1) if there is none. It is the pricing hot loop. Improvements
-// are rare once a block is under way, so a pre-scan (scanBelow: vector
-// instructions where the CPU has them) skips to the next group of four
-// entries holding one below the current threshold, and that group is
-// settled in order with the same scalar comparisons; the result is the
-// same as a plain loop's. Kept out of line so that its loop variables stay
-// in registers.
-//
-//go:noinline
-func argminBelow(row, d []float64, thr float64) (float64, int) {
-	d = d[:len(row)]
-	bk := -1
-	n4 := len(row) &^ 3
-	for k := scanBelow(row, d, 0, n4, thr); k < n4; k = scanBelow(row, d, k+4, n4, thr) {
-		for i := k; i < k+4; i++ {
-			if r := row[i] - d[i]; r < thr {
-				thr, bk = r, i
-			}
-		}
-	}
-	for k := n4; k < len(row); k++ {
-		if r := row[k] - d[k]; r < thr {
-			thr, bk = r, k
-		}
-	}
-	return thr, bk
-}
+// pivot brings the non-basic arc from supply i to demand j, of cost c and
+// negative reduced cost, into the basis.
+func (s *network) pivot(i, j int, c float64) {
+	n := s.n
+	root := n + s.m
+	k, l := i, n+j
+	rc := c + s.pi[k] - s.pi[l]
+	parent, tn, flow := s.parent, s.tn, s.flow
 
-// scanBelowGo is the portable scanBelow: row, d, k and n4 as there.
-func scanBelowGo(row, d []float64, k, n4 int, thr float64) int {
-	for ; k < n4; k += 4 {
-		r0 := row[k] - d[k]
-		r1 := row[k+1] - d[k+1]
-		r2 := row[k+2] - d[k+2]
-		r3 := row[k+3] - d[k+3]
-		if r0 < thr || r1 < thr || r2 < thr || r3 < thr {
-			return k
-		}
-	}
-	return n4
-}
-
-// isBasic reports whether real arc e is in the basis tree.
-func (s *network) isBasic(e int) bool {
-	return s.arc[e/s.m] == e || s.arc[s.n+e%s.m] == e
-}
-
-// pivot brings non-basic arc e (negative reduced cost) into the basis.
-func (s *network) pivot(e int) error {
-	n, m := s.n, s.m
-	k, l := e/m, n+e%m
-	rc := s.cost[e] + s.pi[k] - s.pi[l]
-	parent, depth, flow, arc := s.parent, s.depth, s.flow, s.arc
-
-	// Apex of the cycle closed by e.
+	// Apex of the cycle closed by the arc.
 	u, v := k, l
 	for u != v {
 		switch {
-		case depth[u] > depth[v]:
+		case tn[u].depth > tn[v].depth:
 			u = parent[u]
-		case depth[v] > depth[u]:
+		case tn[v].depth > tn[u].depth:
 			v = parent[v]
 		default:
 			u, v = parent[u], parent[v]
@@ -412,43 +217,52 @@ func (s *network) pivot(e int) error {
 	join := u
 
 	// Flow goes k -> l, up from l to the apex and down from the apex to k.
-	// Arcs pointing against that direction block. Strongly feasible rule:
-	// of the blocking arcs with the least flow take the last one met when
-	// walking the cycle from the apex, i.e. prefer l's side (nearest the
-	// apex: <=) and then k's side (nearest k: <, walking up from k).
+	// Arcs pointing against that direction block: on k's side a supply's
+	// arc to its parent demand, on l's side a demand's arc from its parent
+	// supply and any artificial arc (root -> x points down).
+	//
+	// Anti-cycling (Cunningham's strongly feasible trees): the basis keeps
+	// every arc with zero flow pointing away from the root, so that some
+	// flow can reach every node from the root along the tree. Of the
+	// blocking arcs with the least flow, the leaving arc is the first one
+	// met when walking the cycle from the apex in the entering arc's
+	// direction: down k's side (the one nearest the apex: <= walking up
+	// from k, and k's side wins ties), else up l's side (the one nearest l:
+	// < walking up from l). Then the new basis keeps that property, and no
+	// basis repeats on degenerate pivots.
+	// Some arc always blocks: unless l is the apex, l's own arc (from its
+	// parent supply, or from the root) points down on l's side; if l is
+	// the apex, k lies below it, so k's parent is a demand and k's arc to
+	// it points up on k's side.
 	delta := math.Inf(1)
-	out, outOnL := -1, false
-	for x := k; x != join; x = parent[x] {
-		if x < n && arc[x] >= 0 { // x -> parent: against the flow
-			if f := flow[x]; f < delta {
-				delta, out = f, x
-			}
-		}
-	}
+	var out int
+	var outOnL bool
 	for x := l; x != join; x = parent[x] {
-		if x >= n || arc[x] < 0 { // parent -> x: against the flow
-			if f := flow[x]; f <= delta {
+		if x >= n || parent[x] == root { // parent -> x: against the flow
+			if f := flow[x]; f < delta {
 				delta, out, outOnL = f, x, true
 			}
 		}
 	}
-	if out < 0 {
-		return fmt.Errorf("%w: unbounded cycle", errNumeric)
-	}
-	if delta > 0 {
-		for x := k; x != join; x = parent[x] {
-			if x < n && arc[x] >= 0 {
-				flow[x] -= delta
-			} else {
-				flow[x] += delta
+	for x := k; x != join; x = parent[x] {
+		if x < n && parent[x] != root { // x -> parent: against the flow
+			if f := flow[x]; f <= delta {
+				delta, out, outOnL = f, x, false
 			}
 		}
-		for x := l; x != join; x = parent[x] {
-			if x >= n || arc[x] < 0 {
-				flow[x] -= delta
-			} else {
-				flow[x] += delta
-			}
+	}
+	for x := k; x != join; x = parent[x] { // (delta may be 0: degenerate)
+		if x < n && parent[x] != root {
+			flow[x] -= delta
+		} else {
+			flow[x] += delta
+		}
+	}
+	for x := l; x != join; x = parent[x] {
+		if x >= n || parent[x] == root {
+			flow[x] -= delta
+		} else {
+			flow[x] += delta
 		}
 	}
 
@@ -458,13 +272,12 @@ func (s *network) pivot(e int) error {
 	if outOnL {
 		uIn, vIn, sigma = l, k, rc
 	}
-	s.rehang(uIn, vIn, out, e, delta, sigma)
-	return nil
+	s.rehang(uIn, vIn, out, c, delta, sigma)
 }
 
 // rehang re-roots the subtree of q at its descendant u (the stem
-// u = s_1, ..., s_t = q reverses), hangs it under v by arc e with flow f,
-// and shifts its potentials by sigma.
+// u = s_1, ..., s_t = q reverses), hangs it under v by a real arc of cost c
+// with flow f, and shifts its potentials by sigma.
 //
 // Thread update: in the old preorder the subtree of every s_i is a
 // contiguous segment containing that of s_{i-1}. The new preorder of the
@@ -472,8 +285,8 @@ func (s *network) pivot(e int) error {
 // of s_i's old subtree before s_{i-1}'s (A_i, which starts with s_i) and the
 // part after it (B_i, possibly empty). Each piece keeps its internal links,
 // so only piece ends are relinked.
-func (s *network) rehang(u, v, q, e int, f, sigma float64) {
-	thread, rev, depth, parent := s.thread, s.rev, s.depth, s.parent
+func (s *network) rehang(u, v, q int, c, f, sigma float64) {
+	tn, rev, parent := s.tn, s.rev, s.parent
 	stem := s.stem[:0]
 	for x := u; ; x = parent[x] {
 		stem = append(stem, x)
@@ -486,17 +299,17 @@ func (s *network) rehang(u, v, q, e int, f, sigma float64) {
 	// Old subtree ends, nested: walk on from the previous end.
 	x := stem[0]
 	for i, si := range stem {
-		ds := depth[si]
+		ds := tn[si].depth
 		for {
-			nx := thread[x]
-			if depth[nx] <= ds {
+			nx := tn[x].next
+			if tn[nx].depth <= ds {
 				break
 			}
 			x = nx
 		}
 		last[i] = x
 		pre[i] = rev[si]
-		post[i] = thread[x]
+		post[i] = tn[x].next
 	}
 	before, after := pre[t-1], post[t-1]
 
@@ -504,51 +317,64 @@ func (s *network) rehang(u, v, q, e int, f, sigma float64) {
 	cur := last[0]
 	for i := 1; i < t; i++ {
 		si := stem[i]
-		thread[cur], rev[si] = si, cur
+		tn[cur].next, rev[si] = si, cur
 		cur = pre[i-1]
 		if last[i] != last[i-1] {
 			b := post[i-1]
-			thread[cur], rev[b] = b, cur
+			tn[cur].next, rev[b] = b, cur
 			cur = last[i]
 		}
 	}
 	newLast := cur
 
 	// Cut the subtree out of the thread and splice it in right after v.
-	thread[before], rev[after] = after, before
-	nx := thread[v]
-	thread[v], rev[u] = u, v
-	thread[newLast], rev[nx] = nx, newLast
+	tn[before].next, rev[after] = after, before
+	nx := tn[v].next
+	tn[v].next, rev[u] = u, v
+	tn[newLast].next, rev[nx] = nx, newLast
 
 	// Reverse the stem: s_i inherits the arc (and flow) that joined s_{i-1}
-	// to it.
+	// to it, a real arc since both ends lie below the root.
 	for i := t - 1; i > 0; i-- {
 		si, sp := stem[i], stem[i-1]
 		parent[si] = sp
-		s.arc[si] = s.arc[sp]
+		s.acost[si] = s.acost[sp]
 		s.flow[si] = s.flow[sp]
 	}
-	parent[u], s.arc[u], s.flow[u] = v, e, f
+	parent[u], s.acost[u], s.flow[u] = v, c, f
 
-	// Depths change along the reversed stem; potentials shift uniformly.
-	pi := s.pi
-	for x := u; ; x = thread[x] {
-		depth[x] = depth[parent[x]] + 1
-		pi[x] += sigma
-		if x == newLast {
-			break
+	// Potentials shift uniformly. Depths shift by one amount per piece:
+	// s_i moves to depth depth[v] + i and its pieces move with it (read
+	// its old depth before its piece is shifted).
+	pi, base := s.pi, tn[v].depth+1
+	shift := func(from, to, d int) {
+		for x := from; ; x = tn[x].next {
+			tn[x].depth += d
+			pi[x] += sigma
+			if x == to {
+				break
+			}
+		}
+	}
+	shift(u, last[0], base-tn[u].depth)
+	for i := 1; i < t; i++ {
+		si := stem[i]
+		d := base + i - tn[si].depth
+		shift(si, pre[i-1], d)
+		if last[i] != last[i-1] {
+			shift(post[i-1], last[i], d)
 		}
 	}
 }
 
-// run pivots to optimality, at most maxPivots times, and returns the number
-// of pivots done.
-func (s *network) run(maxPivots int) (int, error) {
-	pivots := 0
+// run pivots to optimality over the arcs pr prices, at most maxPivots
+// times in all (pivots counts those already done), and returns the new
+// pivot count.
+func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 	fresh := true // potentials rebuilt since the last pivot
 	for {
-		e := s.price()
-		if e < 0 {
+		i, j, c := pr.price(s)
+		if i < 0 {
 			if fresh {
 				return pivots, nil
 			}
@@ -557,10 +383,9 @@ func (s *network) run(maxPivots int) (int, error) {
 			fresh = true
 			continue
 		}
-		if s.isBasic(e) {
+		if s.isBasic(i, j) {
 			if fresh {
-				return pivots, fmt.Errorf("%w: basic arc priced at %g", errNumeric,
-					s.cost[e]+s.pi[e/s.m]-s.pi[s.n+e%s.m])
+				return pivots, fmt.Errorf("%w: basic arc priced at %g", errNumeric, c+s.pi[i]-s.pi[s.n+j])
 			}
 			s.refresh()
 			fresh = true
@@ -569,9 +394,7 @@ func (s *network) run(maxPivots int) (int, error) {
 		if pivots >= maxPivots {
 			return pivots, fmt.Errorf("%w (%d pivots on %d x %d)", ErrMaxPivots, pivots, s.n, s.m)
 		}
-		if err := s.pivot(e); err != nil {
-			return pivots, err
-		}
+		s.pivot(i, j, c)
 		pivots++
 		fresh = false
 	}
@@ -579,10 +402,11 @@ func (s *network) run(maxPivots int) (int, error) {
 
 // objective is the cost of the current plan (compensated sum).
 func (s *network) objective() float64 {
+	root := s.n + s.m
 	sum, comp := 0.0, 0.0
-	for x := 0; x < s.n+s.m; x++ {
-		if e := s.arc[x]; e >= 0 {
-			v := s.flow[x] * s.cost[e]
+	for x := range root {
+		if s.parent[x] != root {
+			v := s.flow[x] * s.acost[x]
 			t := sum + v
 			if math.Abs(sum) >= math.Abs(v) {
 				comp += (sum - t) + v
@@ -593,4 +417,17 @@ func (s *network) objective() float64 {
 		}
 	}
 	return sum + comp
+}
+
+// arcOf returns the supply and demand of node x's basic arc (x not the
+// root), and whether it is a real arc.
+func (s *network) arcOf(x int) (i, j int, real bool) {
+	p := s.parent[x]
+	if p == s.n+s.m {
+		return 0, 0, false
+	}
+	if x < s.n {
+		return x, p - s.n, true
+	}
+	return p, x - s.n, true
 }

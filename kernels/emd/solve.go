@@ -3,7 +3,6 @@ package emd
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // MassTol is the relative tolerance on the difference of the two totals:
@@ -12,8 +11,12 @@ import (
 // rejected.
 const MassTol = 1e-6
 
-// MaxArcs bounds n*m (after dropping zero masses): the dense cost matrix
-// takes 8 bytes per arc.
+// MaxArcs bounds n*m (after dropping zero masses) where a dense cost
+// matrix is built, at 8 bytes per arc: Solve, SolveMatrix and NewPoints
+// (k*k), and Euclidean problems whose coordinates span more than 1e150
+// (whose squared distances could overflow in the sparse solver). Other
+// Euclidean problems that large go to the sparse solver, which has no such
+// bound.
 const MaxArcs = 1 << 27
 
 // Flow is one positive entry of an optimal transport plan: Mass moves from
@@ -24,10 +27,24 @@ type Flow struct {
 }
 
 // Result is an optimal transport.
+//
+// With Solver.Duals set it carries an optimality certificate that can be
+// checked without trusting the solver: a plan Flows shipping a onto b'
+// (b rescaled to a's total) and dual potentials U (one per entry of a) and
+// V (one per entry of b) with
+//   - U[i] + V[j] <= cost(i, j) for every i and j (dual feasibility),
+//   - U[i] + V[j] = cost(i, j) wherever the plan ships (complementary
+//     slackness),
+//   - sum_i a[i] U[i] + sum_j b'[j] V[j] = Cost = the plan's cost,
+//
+// all up to rounding. By weak duality no plan costs less than the dual
+// objective, so a certificate that checks out proves Cost optimal.
 type Result struct {
-	Cost   float64 // minimum total cost
-	Flows  []Flow  // optimal plan (Solve and SolveMatrix only; nil otherwise)
-	Pivots int     // simplex pivots done
+	Cost   float64   // minimum total cost
+	Flows  []Flow    // optimal plan (Solve and SolveMatrix; the point forms with Duals)
+	U, V   []float64 // dual potentials (with Duals; nil otherwise)
+	Pivots int       // simplex pivots done
+	Sweeps int       // pricing sweeps over all arcs (sparse solver; 0 otherwise)
 }
 
 // Solver solves transport problems, reusing its work space between calls.
@@ -36,19 +53,26 @@ type Result struct {
 type Solver struct {
 	// MaxPivots caps the simplex pivots; 0 selects DefaultMaxPivots.
 	MaxPivots int
+	// Duals asks for the optimality certificate (see Result): dual
+	// potentials for every entry of a and b and, for the point forms, the
+	// plan. It costs O(len(a) + len(b)) memory, plus one weighted
+	// nearest-neighbour query (or, for Solve and SolveMatrix, a pass over
+	// the costs) per entry whose potential the simplex does not give.
+	Duals bool
 
-	net   network
-	cost  []float64
-	sup   []float64
-	dem   []float64
-	supIx []int
-	demIx []int
-	sx    []float64
-	sy    []float64
-	dx    []float64
-	dy    []float64
-	si    []int // SolveOn: point of each supply
-	di    []int // SolveOn: point of each demand
+	net    network
+	dense  dense
+	sparse sparse
+	path   int // pathAuto, or a forced path for the Euclidean problems (tests)
+	cost   []float64
+	sup    []float64
+	dem    []float64
+	supIx  []int // point or entry of each supply
+	demIx  []int // point or entry of each demand
+	sx, sy []float64
+	dx, dy []float64
+	ctree  kdTree // demands, for the potentials of the certificate
+	h      kbest
 }
 
 // DefaultMaxPivots is the pivot cap for n supplies and m demands: far above
@@ -165,24 +189,7 @@ func (s *Solver) Solve(a, b []float64, cost func(i, j int) float64) (Result, err
 	if cost == nil {
 		return Result{}, fmt.Errorf("emd: nil cost function")
 	}
-	if err := s.prepare(a, b); err != nil {
-		return Result{}, err
-	}
-	n, m := len(s.sup), len(s.dem)
-	s.cost = grow(s.cost, n*m)
-	maxc := 0.0
-	for r, i := range s.supIx {
-		row := s.cost[r*m : (r+1)*m]
-		for c, j := range s.demIx {
-			v := cost(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return Result{}, fmt.Errorf("emd: cost(%d, %d) = %v: costs must be finite", i, j, v)
-			}
-			row[c] = v
-			maxc = max(maxc, math.Abs(v))
-		}
-	}
-	return s.solve(maxc, true)
+	return s.general(a, b, cost)
 }
 
 // SolveMatrix is the package-level SolveMatrix, returning the plan too.
@@ -190,296 +197,108 @@ func (s *Solver) SolveMatrix(a, b, cost []float64) (Result, error) {
 	if len(cost) != len(a)*len(b) {
 		return Result{}, fmt.Errorf("emd: cost matrix has %d entries, want %d x %d", len(cost), len(a), len(b))
 	}
+	m := len(b)
+	return s.general(a, b, func(i, j int) float64 { return cost[i*m+j] })
+}
+
+// checkCost returns cost(i, j), or an error if it is not finite.
+func checkCost(cost func(i, j int) float64, i, j int) (float64, error) {
+	v := cost(i, j)
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("emd: cost(%d, %d) = %v: costs must be finite", i, j, v)
+	}
+	return v, nil
+}
+
+// general solves the transport of a onto b with a general cost on a dense
+// matrix of the non-zero masses' costs.
+func (s *Solver) general(a, b []float64, cost func(i, j int) float64) (Result, error) {
 	if err := s.prepare(a, b); err != nil {
 		return Result{}, err
 	}
-	n, m, m0 := len(s.sup), len(s.dem), len(b)
+	n, m := len(s.sup), len(s.dem)
 	s.cost = grow(s.cost, n*m)
 	maxc := 0.0
 	for r, i := range s.supIx {
-		src := cost[i*m0 : (i+1)*m0]
 		row := s.cost[r*m : (r+1)*m]
 		for c, j := range s.demIx {
-			v := src[j]
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return Result{}, fmt.Errorf("emd: cost[%d, %d] = %v: costs must be finite", i, j, v)
+			v, err := checkCost(cost, i, j)
+			if err != nil {
+				return Result{}, err
 			}
 			row[c] = v
 			maxc = max(maxc, math.Abs(v))
 		}
 	}
-	return s.solve(maxc, true)
-}
-
-// checkCoords validates point coordinates.
-func checkCoords(name string, v []float64) error {
-	for i, x := range v {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return fmt.Errorf("emd: %s[%d] = %v: coordinates must be finite", name, i, x)
+	res, err := s.solve(maxc)
+	if err != nil {
+		return res, err
+	}
+	for x := range n + m {
+		if i, j, real := s.net.arcOf(x); real && s.net.flow[x] > 0 {
+			res.Flows = append(res.Flows, Flow{From: s.supIx[i], To: s.demIx[j], Mass: s.net.flow[x]})
 		}
 	}
+	if s.Duals {
+		err = s.generalDuals(&res, a, b, cost)
+	}
+	return res, err
+}
+
+// solve runs the simplex on s.sup, s.dem and the dense s.cost (largest
+// absolute cost maxc).
+func (s *Solver) solve(maxc float64) (Result, error) {
+	if err := s.start(maxc); err != nil {
+		return Result{}, err
+	}
+	n, m := len(s.sup), len(s.dem)
+	s.dense.reset(n, m, s.cost[:n*m])
+	s.dense.matrixMinimum(&s.net, s.sup, s.dem)
+	return s.simplex(&s.dense, nil)
+}
+
+// start sizes the basis for s.sup and s.dem with costs at most maxc.
+// Potentials are sums of up to n+m costs along tree paths: they must stay
+// finite.
+func (s *Solver) start(maxc float64) error {
+	n, m := len(s.sup), len(s.dem)
+	if maxc > math.MaxFloat64/float64(4*(n+m)) {
+		return fmt.Errorf("emd: largest |cost| %v is too large for %d x %d points", maxc, n, m)
+	}
+	s.net.reset(n, m, maxc)
 	return nil
 }
 
-// SolvePoints is the package-level SolvePoints. Because the Euclidean
-// distance is a metric, the optimum depends only on a - b; mass shared by
-// the two sides at identical points is cancelled before solving, so the
-// plan of the reduced problem is not reported (Flows is nil).
-func (s *Solver) SolvePoints(ax, ay, a, bx, by, b []float64) (Result, error) {
-	if len(ax) != len(a) || len(ay) != len(a) {
-		return Result{}, fmt.Errorf("emd: a has %d masses but %d x and %d y coordinates", len(a), len(ax), len(ay))
-	}
-	if len(bx) != len(b) || len(by) != len(b) {
-		return Result{}, fmt.Errorf("emd: b has %d masses but %d x and %d y coordinates", len(b), len(bx), len(by))
-	}
-	for _, c := range []struct {
-		name string
-		v    []float64
-	}{{"ax", ax}, {"ay", ay}, {"bx", bx}, {"by", by}} {
-		if err := checkCoords(c.name, c.v); err != nil {
-			return Result{}, err
-		}
-	}
-	scale, err := checkPair(a, b)
-	if err != nil {
-		return Result{}, err
-	}
-	// The union of the two point sets, with each side's mass per point.
-	type pt struct{ x, y float64 }
-	idx := make(map[pt]int, len(a)+len(b))
-	k := len(a) + len(b)
-	xs, ys := make([]float64, 0, k), make([]float64, 0, k)
-	ua, ub := make([]float64, 0, k), make([]float64, 0, k)
-	add := func(x, y, va, vb float64) {
-		if va == 0 && vb == 0 {
-			return
-		}
-		p := pt{x, y}
-		k, ok := idx[p]
-		if !ok {
-			k = len(xs)
-			idx[p] = k
-			xs, ys, ua, ub = append(xs, x), append(ys, y), append(ua, 0), append(ub, 0)
-		}
-		ua[k] += va
-		ub[k] += vb
-	}
-	for i, v := range a {
-		add(ax[i], ay[i], v, 0)
-	}
-	for j, v := range b {
-		add(bx[j], by[j], 0, v)
-	}
-	return s.netSolve(xs, ys, ua, ub, scale)
-}
-
-// SolveCommon is the package-level SolveCommon. The points should be
-// distinct: a repeated point is not an error but forgoes the cancellation
-// of shared mass there.
-func (s *Solver) SolveCommon(x, y, a, b []float64) (Result, error) {
-	if len(x) != len(a) || len(y) != len(a) || len(b) != len(a) {
-		return Result{}, fmt.Errorf("emd: %d x and %d y coordinates for %d and %d masses", len(x), len(y), len(a), len(b))
-	}
-	if err := checkCoords("x", x); err != nil {
-		return Result{}, err
-	}
-	if err := checkCoords("y", y); err != nil {
-		return Result{}, err
-	}
-	scale, err := checkPair(a, b)
-	if err != nil {
-		return Result{}, err
-	}
-	return s.netSolve(x, y, a, b, scale)
-}
-
-// netSolve solves the Euclidean transport of a onto scale*b (validated, on
-// common points) after cancelling the mass they share at each point: only
-// the surplus a - scale*b > 0 (supplies) and deficit (demands) remain.
-func (s *Solver) netSolve(x, y, a, b []float64, scale float64) (Result, error) {
-	k := len(a)
-	s.sup, s.sx, s.sy = grow(s.sup, k)[:0], grow(s.sx, k)[:0], grow(s.sy, k)[:0]
-	s.dem, s.dx, s.dy = grow(s.dem, k)[:0], grow(s.dx, k)[:0], grow(s.dy, k)[:0]
-	pos, neg := 0.0, 0.0
-	for k, va := range a {
-		switch v := va - b[k]*scale; {
-		case v > 0:
-			s.sup, s.sx, s.sy = append(s.sup, v), append(s.sx, x[k]), append(s.sy, y[k])
-			pos += v
-		case v < 0:
-			s.dem, s.dx, s.dy = append(s.dem, -v), append(s.dx, x[k]), append(s.dy, y[k])
-			neg -= v
-		}
-	}
+// simplex builds the basis from the starting plan in s.net.edges and
+// pivots to optimality over the arcs pr prices. If sweep is not nil the
+// pricer sees only some of the arcs: after each optimum over them, sweep
+// adds improving arcs from the rest and returns how many, and the simplex
+// resumes until it adds none.
+func (s *Solver) simplex(pr pricer, sweep func() int) (Result, error) {
 	n, m := len(s.sup), len(s.dem)
-	if n == 0 || m == 0 {
-		// Only rounding residue is left on one side.
-		return Result{}, nil
-	}
-	if int64(n)*int64(m) > MaxArcs {
-		return Result{}, fmt.Errorf("emd: %d x %d non-zero masses exceed %d arcs", n, m, MaxArcs)
-	}
-	// The cancellation leaves the two sides a few ulps of the original
-	// totals apart; spread that residue over the demands so the plan balances.
-	fix := pos / neg
-	for j := range s.dem {
-		s.dem[j] *= fix
-	}
-	s.cost = grow(s.cost, n*m)
-	maxc := 0.0
-	for i := 0; i < n; i++ {
-		px, py := s.sx[i], s.sy[i]
-		row := s.cost[i*m : (i+1)*m]
-		dx, dy := s.dx[:len(row)], s.dy[:len(row)]
-		for j := range row {
-			u, v := px-dx[j], py-dy[j]
-			c := math.Sqrt(u*u + v*v)
-			row[j] = c
-			maxc = max(maxc, c)
-		}
-	}
-	if maxc > math.MaxFloat64 {
-		// Squares overflowed somewhere: redo those entries the careful way.
-		maxc = 0
-		for k, c := range s.cost[:n*m] {
-			if c > math.MaxFloat64 {
-				i, j := k/m, k%m
-				c = math.Hypot(s.sx[i]-s.dx[j], s.sy[i]-s.dy[j])
-				if c > math.MaxFloat64 {
-					return Result{}, fmt.Errorf("emd: distance between (%v, %v) and (%v, %v) overflows",
-						s.sx[i], s.sy[i], s.dx[j], s.dy[j])
-				}
-				s.cost[k] = c
-			}
-			maxc = max(maxc, c)
-		}
-	}
-	return s.solve(maxc, false)
-}
-
-// solve runs the simplex on s.sup, s.dem and s.cost (largest absolute
-// cost maxc); plan asks for the optimal flows.
-func (s *Solver) solve(maxc float64, plan bool) (Result, error) {
-	n, m := len(s.sup), len(s.dem)
-	// Potentials are sums of up to n+m costs along tree paths: keep them
-	// finite.
-	if maxc > math.MaxFloat64/float64(4*(n+m)) {
-		return Result{}, fmt.Errorf("emd: largest |cost| %v is too large for %d x %d points", maxc, n, m)
-	}
-	s.net.reset(n, m, s.cost[:n*m], maxc)
-	s.net.initial(s.sup, s.dem)
+	s.net.buildTree()
 	maxp := s.MaxPivots
 	if maxp <= 0 {
 		maxp = DefaultMaxPivots(n, m)
 	}
-	piv, err := s.net.run(maxp)
-	if err != nil {
-		return Result{Pivots: piv}, fmt.Errorf("emd: %d x %d problem: %w", n, m, err)
+	piv, sweeps := 0, 0
+	for {
+		var err error
+		piv, err = s.net.run(pr, piv, maxp)
+		if err != nil {
+			return Result{Pivots: piv}, fmt.Errorf("emd: %d x %d problem: %w", n, m, err)
+		}
+		if sweep == nil {
+			break
+		}
+		sweeps++
+		if sweep() == 0 {
+			break
+		}
 	}
-	res := Result{Cost: s.net.objective(), Pivots: piv}
+	res := Result{Cost: s.net.objective(), Pivots: piv, Sweeps: sweeps}
 	if math.IsInf(res.Cost, 0) || math.IsNaN(res.Cost) {
 		return Result{Pivots: piv}, fmt.Errorf("emd: %d x %d problem: total cost overflows", n, m)
 	}
-	if plan {
-		for x := 0; x < n+m; x++ {
-			if e := s.net.arc[x]; e >= 0 && s.net.flow[x] > 0 {
-				res.Flows = append(res.Flows, Flow{From: s.supIx[e/m], To: s.demIx[e%m], Mass: s.net.flow[x]})
-			}
-		}
-	}
 	return res, nil
-}
-
-// Points is a fixed list of distinct points with their pairwise Euclidean
-// distances, for solving many problems on the same points (SolveOn): the
-// distances are computed once instead of once per problem. It is
-// read-only after NewPoints, so several Solvers (goroutines) may share it.
-type Points struct {
-	x, y []float64
-	dist []float64 // k*k, row-major
-}
-
-// NewPoints tabulates the distances between the points (x[k], y[k]).
-func NewPoints(x, y []float64) (*Points, error) {
-	if len(x) != len(y) {
-		return nil, fmt.Errorf("emd: %d x and %d y coordinates", len(x), len(y))
-	}
-	if err := checkCoords("x", x); err != nil {
-		return nil, err
-	}
-	if err := checkCoords("y", y); err != nil {
-		return nil, err
-	}
-	k := len(x)
-	if int64(k)*int64(k) > MaxArcs {
-		return nil, fmt.Errorf("emd: %d points exceed %d arcs", k, MaxArcs)
-	}
-	p := &Points{x: slices.Clone(x), y: slices.Clone(y), dist: make([]float64, k*k)}
-	for i := range k {
-		row := p.dist[i*k : (i+1)*k]
-		for j := range row {
-			// The same expression as netSolve, so SolveOn and SolveCommon
-			// see bit-identical costs.
-			u, v := x[i]-x[j], y[i]-y[j]
-			c := math.Sqrt(u*u + v*v)
-			if c > math.MaxFloat64 {
-				return nil, fmt.Errorf("emd: distance between points %d and %d overflows: use SolveCommon", i, j)
-			}
-			row[j] = c
-		}
-	}
-	return p, nil
-}
-
-// Len is the number of points.
-func (p *Points) Len() int { return len(p.x) }
-
-// SolveOn is SolveCommon on the tabulated points p: the same result, bit
-// for bit, without recomputing the distances.
-func (s *Solver) SolveOn(p *Points, a, b []float64) (Result, error) {
-	if p == nil {
-		return Result{}, fmt.Errorf("emd: nil Points")
-	}
-	k := p.Len()
-	if len(a) != k || len(b) != k {
-		return Result{}, fmt.Errorf("emd: %d points for %d and %d masses", k, len(a), len(b))
-	}
-	scale, err := checkPair(a, b)
-	if err != nil {
-		return Result{}, err
-	}
-	s.sup, s.si = grow(s.sup, k)[:0], grow(s.si, k)[:0]
-	s.dem, s.di = grow(s.dem, k)[:0], grow(s.di, k)[:0]
-	pos, neg := 0.0, 0.0
-	for k, va := range a {
-		switch v := va - b[k]*scale; {
-		case v > 0:
-			s.sup, s.si = append(s.sup, v), append(s.si, k)
-			pos += v
-		case v < 0:
-			s.dem, s.di = append(s.dem, -v), append(s.di, k)
-			neg -= v
-		}
-	}
-	n, m := len(s.sup), len(s.dem)
-	if n == 0 || m == 0 {
-		return Result{}, nil
-	}
-	fix := pos / neg
-	for j := range s.dem {
-		s.dem[j] *= fix
-	}
-	s.cost = grow(s.cost, n*m)
-	maxc := 0.0
-	di := s.di[:m]
-	for i, pi := range s.si {
-		src := p.dist[pi*k : (pi+1)*k]
-		row := s.cost[i*m : (i+1)*m]
-		for j, pj := range di {
-			c := src[pj]
-			row[j] = c
-			maxc = max(maxc, c)
-		}
-	}
-	return s.solve(maxc, false)
 }

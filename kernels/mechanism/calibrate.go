@@ -111,16 +111,20 @@ type CalibrateOptions struct {
 	// private side (tight eps or MI below goal, distortion above) with
 	// Jump set, instead of an error.
 	AcceptJump bool
+	// Operators builds every channel as an operator (the mechanism must
+	// implement Operator) and sets Calibration.Op instead of Channel.
+	Operators bool
 }
 
 // Calibration is the result of Calibrate.
 type Calibration struct {
 	Target  Target
-	Goal    float64          // the value asked for
-	Param   float64          // the mechanism's parameter found
-	Value   float64          // the target quantity at Param
-	Channel *kernels.Channel // the channel at Param
-	Evals   int              // channels built
+	Goal    float64           // the value asked for
+	Param   float64           // the mechanism's parameter found
+	Value   float64           // the target quantity at Param
+	Channel *kernels.Channel  // the channel at Param (nil with CalibrateOptions.Operators)
+	Op      kernels.ChannelOp // the channel at Param as an operator (CalibrateOptions.Operators only)
+	Evals   int               // channels built
 	// Jump reports that goal was not reached because the quantity jumps
 	// over it (see CalibrateOptions.AcceptJump): Value is then on the
 	// private side of Goal.
@@ -173,6 +177,11 @@ func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goa
 		}
 	}
 	c := &calibrator{m: m, in: in, out: out, prior: prior, t: t, goal: goal, tol: tol, maxEvals: maxEvals, method: opt.Method, acceptJump: opt.AcceptJump}
+	if opt.Operators {
+		if c.op, _ = m.(Operator); c.op == nil {
+			return nil, fmt.Errorf("calibrate %s: the mechanism has no operator form", info.Name)
+		}
+	}
 	res, err := c.run()
 	if err != nil {
 		return nil, fmt.Errorf("calibrate %s to %v = %v on %v: %w", info.Name, t, goal, in, err)
@@ -189,6 +198,7 @@ type calibrator struct {
 	maxEvals   int
 	method     Method
 	acceptJump bool
+	op         Operator // non-nil: build operators
 	evals      int
 	best       *Calibration // the evaluation within tolerance, once found
 	lastParam  float64
@@ -201,6 +211,7 @@ type calibrator struct {
 type point struct {
 	p, v, f float64
 	ch      *kernels.Channel
+	op      kernels.ChannelOp
 }
 
 func (c *calibrator) eval(p float64) (point, error) {
@@ -209,15 +220,24 @@ func (c *calibrator) eval(p float64) (point, error) {
 		return point{}, fmt.Errorf("no convergence within %d evaluations (last: %s = %v gives %v)", c.maxEvals, info.Param, c.lastParam, c.lastValue)
 	}
 	c.evals++
-	ch, err := c.m.Channel(c.in, c.out, c.prior, p)
-	if err != nil {
-		return point{}, err
-	}
+	var ch *kernels.Channel
+	var op kernels.ChannelOp
 	var v float64
-	if c.t == TargetEps {
-		v, err = TightEpsOf(c.m, p, ch)
+	var err error
+	if c.op != nil {
+		if op, err = c.op.Op(c.in, c.out, c.prior, p); err != nil {
+			return point{}, err
+		}
+		v, err = TargetValueOp(c.t, c.prior, op)
 	} else {
-		v, err = TargetValue(c.t, c.prior, ch)
+		if ch, err = c.m.Channel(c.in, c.out, c.prior, p); err != nil {
+			return point{}, err
+		}
+		if c.t == TargetEps {
+			v, err = TightEpsOf(c.m, p, ch)
+		} else {
+			v, err = TargetValue(c.t, c.prior, ch)
+		}
 	}
 	if err != nil {
 		return point{}, err
@@ -231,10 +251,10 @@ func (c *calibrator) eval(p float64) (point, error) {
 		f = -f
 	}
 	if math.Abs(v-c.goal) <= c.tol*c.goal {
-		c.best = &Calibration{Target: c.t, Goal: c.goal, Param: p, Value: v, Channel: ch}
+		c.best = &Calibration{Target: c.t, Goal: c.goal, Param: p, Value: v, Channel: ch, Op: op}
 		f = 0
 	}
-	return point{p, v, f, ch}, nil
+	return point{p, v, f, ch, op}, nil
 }
 
 func (c *calibrator) done() *Calibration {
@@ -313,7 +333,7 @@ func (c *calibrator) run() (*Calibration, error) {
 				if b.f < 0 {
 					priv = b
 				}
-				return &Calibration{Target: c.t, Goal: c.goal, Param: priv.p, Value: priv.v, Channel: priv.ch, Evals: c.evals, Jump: true}, nil
+				return &Calibration{Target: c.t, Goal: c.goal, Param: priv.p, Value: priv.v, Channel: priv.ch, Op: priv.op, Evals: c.evals, Jump: true}, nil
 			}
 			return nil, fmt.Errorf("%v jumps across %v between %s = %v and %v (values %v, %v): no parameter within relative %g",
 				c.t, c.goal, info.Param, a.p, b.p, a.v, b.v, c.tol)

@@ -18,6 +18,13 @@
 //     Chatzikokolakis and Palamidessi (CCS 2014), a linear program solved by
 //     gonum's dense simplex, or by GLPK when built with -tags glpk.
 //
+// Builtin is the table of these mechanisms (name in specs, what the
+// parameter means, constructor from the experiment's Options), and a
+// Registry is a value built from such a table with NewRegistry: nothing
+// registers itself at init. Experiments take their list of mechanisms
+// from a Registry, so adding a mechanism is its file and its line in
+// Builtin.
+//
 // Coarsened runs any of them on blocks of the grid and lifts the channel
 // back, which keeps geo-indistinguishability and makes the LP usable on
 // city grids.
@@ -27,6 +34,17 @@
 // Illinois variant of regula falsi, on a bracket built from the mechanism's
 // Claim), and Measure and Identification compute the metrics of a channel
 // under a prior.
+//
+// Operator is the structured path for large grids: BA, LAP, RR and
+// PlanarLaplace also build their channel as a kernels.ChannelOp (the
+// factorised BA channel, kernels.LaplaceOp, kernels.RROp, PlanarOp), and
+// CalibrateOptions.Operators, TargetValueOp, MeasureOp, MeasureOpOf and
+// IdentificationOp work on it without an |In| x |Out| matrix. PlanarOp
+// keeps one table of the snapped planar Laplace's entries, translation
+// invariant inside the output grid and along its border; what an operator
+// cannot give at its size (the planar channel's exact tight epsilon, a
+// brute force, on large grids) fails with ErrIntractable. Mechanisms
+// without an operator (Optimal) stay dense.
 //
 // Like package kernels, this package does no I/O, keeps no global state and
 // takes randomness only from an explicit *rand.Rand.

@@ -3,7 +3,7 @@ package mechanism
 import (
 	"fmt"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 
 	"privic/kernels"
@@ -57,34 +57,151 @@ type Claim struct {
 // Exact reports whether the claim pins the tight epsilon to one value.
 func (c Claim) Exact() bool { return c.Lo == c.Hi }
 
-// Names lists the names accepted by Lookup, sorted.
-func Names() []string {
-	names := []string{"ba", "lap", "rr", "planar-laplace", "planar-laplace-centre", "optimal", "optimal-spanner1", "optimal-spanner2"}
-	sort.Strings(names)
+// Options are the settings an experiment gives every mechanism it builds;
+// each constructor of the registry takes what applies to its mechanism
+// and ignores the rest.
+type Options struct {
+	// BAIterations is BA's fixed number of iterations from the uniform
+	// channel (0: BA's default of 10).
+	BAIterations int
+	// PlanarPoint is where the planar Laplace mechanism puts the true
+	// point in its cell.
+	PlanarPoint PointModel
+	// LPSolver and LPSpanner configure the optimal mechanism's linear
+	// program (see Optimal).
+	LPSolver  string
+	LPSpanner int
+}
+
+// Entry is one mechanism of a Registry: its name in specs, what its
+// parameter means, and its constructor.
+type Entry struct {
+	// Name is the mechanism's name in specs ([a-z0-9-]+).
+	Name string
+	// Param says what the privacy parameter means, for the docs.
+	Param string
+	// New builds the mechanism with the experiment's options.
+	New func(o Options) Mechanism
+	// WideOutput marks mechanisms whose reports may fall outside the input
+	// grid: experiments give them the output grid widened on every side
+	// (LAP's, as in the paper's reference code). Others report on the
+	// input grid.
+	WideOutput bool
+	// Coarsen marks mechanisms too costly for a city grid, which
+	// experiments run on blocks of cells through Coarsened (the optimal
+	// mechanism's LP).
+	Coarsen bool
+}
+
+// Reference is the literature of the mechanism (from its Info).
+func (e Entry) Reference() string { return e.New(Options{}).Info().Reference }
+
+// Builtin is the table of the mechanisms this package provides, in the
+// order experiments list them. Adding a mechanism is adding its file and
+// its line here.
+func Builtin() []Entry {
+	return []Entry{
+		{Name: "ba", Param: "beta, BA's loss parameter (1/cell); BA is 2·beta-geo-indistinguishable",
+			New: func(o Options) Mechanism { return BA{Iterations: o.BAIterations} }},
+		{Name: "lap", Param: "eps, the Laplace noise's geo-indistinguishability level (1/cell)", WideOutput: true,
+			New: func(Options) Mechanism { return LAP{} }},
+		{Name: "rr", Param: "eps, the local differential privacy level of k-ary randomized response",
+			New: func(Options) Mechanism { return RR{} }},
+		{Name: "planar-laplace", Param: "eps, the continuous planar Laplace noise's level (1/cell), before snapping to a cell",
+			New: func(o Options) Mechanism { return PlanarLaplace{Point: o.PlanarPoint} }},
+		{Name: "optimal", Param: "eps, the geo-indistinguishability constraint of the linear program (1/cell)", Coarsen: true,
+			New: func(o Options) Mechanism { return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver} }},
+	}
+}
+
+// Registry maps mechanism names to their entries. It is a value built
+// explicitly (NewRegistry(Builtin()...)); nothing registers itself.
+type Registry struct {
+	entries []Entry
+}
+
+// NewRegistry checks the entries (names [a-z0-9-]+ and distinct, a
+// constructor each) and returns their registry, in the given order.
+func NewRegistry(entries ...Entry) (*Registry, error) {
+	seen := map[string]bool{}
+	for _, e := range entries {
+		if !validName(e.Name) {
+			return nil, fmt.Errorf("mechanism registry: name %q: use a-z, 0-9 and '-'", e.Name)
+		}
+		if seen[e.Name] {
+			return nil, fmt.Errorf("mechanism registry: %q registered twice", e.Name)
+		}
+		if e.New == nil {
+			return nil, fmt.Errorf("mechanism registry: %q has no constructor", e.Name)
+		}
+		seen[e.Name] = true
+	}
+	return &Registry{entries: slices.Clone(entries)}, nil
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// Names lists the registered names in registry order.
+func (r *Registry) Names() []string {
+	names := make([]string, len(r.entries))
+	for i, e := range r.entries {
+		names[i] = e.Name
+	}
 	return names
 }
 
-// Lookup returns the mechanism called name with its default settings.
-func Lookup(name string) (Mechanism, error) {
-	switch name {
-	case "ba":
-		return BA{}, nil
-	case "lap":
-		return LAP{}, nil
-	case "rr":
-		return RR{}, nil
-	case "planar-laplace":
-		return PlanarLaplace{}, nil
-	case "planar-laplace-centre":
-		return PlanarLaplace{Point: CellCentre}, nil
-	case "optimal":
-		return Optimal{}, nil
-	case "optimal-spanner1":
-		return Optimal{Spanner: 1}, nil
-	case "optimal-spanner2":
-		return Optimal{Spanner: 2}, nil
+// Entries returns the entries in registry order.
+func (r *Registry) Entries() []Entry { return slices.Clone(r.entries) }
+
+// Lookup returns the entry called name.
+func (r *Registry) Lookup(name string) (Entry, error) {
+	for _, e := range r.entries {
+		if e.Name == name {
+			return e, nil
+		}
 	}
-	return nil, fmt.Errorf("unknown mechanism %q (known: %s)", name, strings.Join(Names(), ", "))
+	return Entry{}, fmt.Errorf("unknown mechanism %q (known: %s)", name, strings.Join(r.Names(), ", "))
+}
+
+// LP is implemented by mechanisms whose channel is the solution of a
+// linear program: experiments report the solver and the size, and skip
+// programs too large for the solver before building them.
+type LP interface {
+	LPSize(in, out kernels.Grid) LPSize
+}
+
+// LPSize describes the linear program a mechanism solves.
+type LPSize struct {
+	Solver      string
+	Grid        kernels.Grid // the grid the program is posed on
+	Constraints int          // rows, the stochastic ones included
+}
+
+// LPSize implements LP.
+func (m Optimal) LPSize(in, out kernels.Grid) LPSize {
+	_, rows := m.Size(in, out)
+	return LPSize{Solver: m.Solver, Grid: in, Constraints: rows}
+}
+
+// LPSize implements LP when the base mechanism does: the program is posed
+// on the block grid.
+func (m Coarsened) LPSize(in, out kernels.Grid) LPSize {
+	lp, ok := m.Base.(LP)
+	if !ok {
+		return LPSize{}
+	}
+	c := m.Coarse(in)
+	return lp.LPSize(c, c)
 }
 
 // checkParam rejects parameters outside (0, info.Max].

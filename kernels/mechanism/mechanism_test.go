@@ -163,21 +163,66 @@ func TestOptimalNoWorseThanLAPAtSameTightEps(t *testing.T) {
 	}
 }
 
-func TestLookupNames(t *testing.T) {
-	for _, n := range Names() {
-		m, err := Lookup(n)
+func TestRegistry(t *testing.T) {
+	reg, err := NewRegistry(Builtin()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(reg.Names(), ","); got != "ba,lap,rr,planar-laplace,optimal" {
+		t.Errorf("Names = %s", got)
+	}
+	for _, n := range reg.Names() {
+		e, err := reg.Lookup(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := m.Info().Name; got != n {
-			t.Errorf("Lookup(%q).Info().Name = %q", n, got)
-		}
-		if m.Info().Reference == "" || m.Info().Param == "" || !(m.Info().Min > 0 && m.Info().Min < m.Info().Max) {
-			t.Errorf("%s: incomplete Info %+v", n, m.Info())
+		info := e.New(Options{}).Info()
+		if info.Name != n || e.Reference() == "" || e.Param == "" || !(info.Min > 0 && info.Min < info.Max) {
+			t.Errorf("%s: incomplete entry %+v, Info %+v", n, e, info)
 		}
 	}
-	if _, err := Lookup("exponential"); err == nil || !strings.Contains(err.Error(), `unknown mechanism "exponential" (known: ba, lap,`) {
+	if _, err := reg.Lookup("exponential"); err == nil || !strings.Contains(err.Error(), `unknown mechanism "exponential" (known: ba, lap,`) {
 		t.Errorf("unknown name: error %v", err)
+	}
+	// Options reach the constructors.
+	e, _ := reg.Lookup("optimal")
+	if m := e.New(Options{LPSpanner: 2, LPSolver: SolverGonum}); m != (Optimal{Spanner: 2, Solver: SolverGonum}) {
+		t.Errorf("optimal with options: %+v", m)
+	}
+	e, _ = reg.Lookup("planar-laplace")
+	if got := e.New(Options{PlanarPoint: CellCentre}).Info().Name; got != "planar-laplace-centre" {
+		t.Errorf("planar-laplace with centre points: %s", got)
+	}
+	toy := Entry{Name: "toy", Param: "p", New: func(Options) Mechanism { return RR{} }}
+	for _, bad := range [][]Entry{
+		{toy, toy},
+		{{Name: "Toy", New: toy.New}},
+		{{Name: ""}},
+		{{Name: "toy"}},
+	} {
+		if _, err := NewRegistry(bad...); err == nil {
+			t.Errorf("NewRegistry(%+v) accepted", bad)
+		}
+	}
+}
+
+// TestLPSize checks the LP interface against Optimal.Size, directly and
+// on the block grid of a Coarsened optimal mechanism.
+func TestLPSize(t *testing.T) {
+	g := mustGrid(t, 5, 7)
+	opt := Optimal{Spanner: 1, Solver: SolverGonum}
+	_, rows := opt.Size(g, g)
+	if got := opt.LPSize(g, g); got != (LPSize{Solver: SolverGonum, Grid: g, Constraints: rows}) {
+		t.Errorf("Optimal.LPSize = %+v, want %d rows on %v", got, rows, g)
+	}
+	c := Coarsened{Base: opt, Factor: 3}
+	coarse := c.Coarse(g) // 2 x 3 blocks
+	_, crows := opt.Size(coarse, coarse)
+	if got := c.LPSize(g, g); got.Grid != coarse || got.Constraints != crows || crows >= rows {
+		t.Errorf("Coarsened.LPSize = %+v, want %d rows on %v", got, crows, coarse)
+	}
+	if got := (Coarsened{Base: RR{}, Factor: 2}).LPSize(g, g); got.Solver != "" || got.Constraints != 0 {
+		t.Errorf("Coarsened RR claims an LP: %+v", got)
 	}
 }
 

@@ -56,11 +56,7 @@ func run(ctx context.Context, args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *out == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		root, err := datasets.ModuleRoot(wd)
+		root, err := datasets.ModuleRoot(".")
 		if err != nil {
 			return fmt.Errorf("%w (give -out)", err)
 		}

@@ -37,10 +37,10 @@ func main() {
 
 func run(args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("gencounts", flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	shared := fs.String("shared", "", "shared directory holding datasets/gowalla (default: ../shared next to the module root)")
 	out := fs.String("out", "", "output directory (default: datasets/counts under the module root)")
 	check := fs.Bool("check", false, "compare regenerated files with those in -out instead of writing")
+	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -48,11 +48,7 @@ func run(args []string, stderr io.Writer) error {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
 	if *shared == "" || *out == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return err
-		}
-		root, err := datasets.ModuleRoot(wd)
+		root, err := datasets.ModuleRoot(".")
 		if err != nil {
 			return fmt.Errorf("%w (give -shared and -out)", err)
 		}

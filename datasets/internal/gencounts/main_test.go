@@ -12,11 +12,7 @@ import (
 
 func sharedDir(t *testing.T) string {
 	t.Helper()
-	wd, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, err := datasets.ModuleRoot(wd)
+	root, err := datasets.ModuleRoot(".")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,17 @@ import (
 	"privic/harness"
 )
 
-// Kind is the test kind "testkind". Its hooks let a test act at precise
-// points (they are not part of the spec, so they do not change its hash).
-type Kind struct {
+// New returns the test kind "testkind" with the given hooks (nil: none).
+func New(h *Hooks) harness.Kind {
+	if h == nil {
+		h = &Hooks{}
+	}
+	return harness.Typed[*Params, arg](def{h})
+}
+
+// Hooks let a test act at precise points of the test kind (they are not
+// part of the spec, so they do not change its hash).
+type Hooks struct {
 	// KindName overrides the name (default "testkind").
 	KindName string
 	// OnRun is called at the start of every job, OnDone when it returns.
@@ -29,8 +37,8 @@ type Kind struct {
 	Alone bool
 }
 
-// Exclusive implements harness.Exclusive.
-func (k *Kind) Exclusive() bool { return k.Alone }
+// def is the test kind's harness.Def.
+type def struct{ *Hooks }
 
 // Params are testkind's parameters.
 type Params struct {
@@ -79,28 +87,23 @@ func (p *Params) Validate() error {
 	return nil
 }
 
-// Name implements harness.Kind.
-func (k *Kind) Name() string {
-	if k.KindName != "" {
-		return k.KindName
+// About implements harness.Def.
+func (k def) About() harness.About {
+	name := k.KindName
+	if name == "" {
+		name = "testkind"
 	}
-	return "testkind"
+	return harness.About{Name: name, Describe: "random draws per beta and repetition (harness tests)",
+		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone}
 }
 
-// Describe implements harness.Kind.
-func (k *Kind) Describe() string { return "random draws per beta and repetition (harness tests)" }
-
-// Outputs implements harness.Kind.
-func (k *Kind) Outputs() []string {
-	return []string{"draws.csv", "means.csv", "summary.csv", "notes/summary.txt"}
-}
-
-// NewParams implements harness.Kind.
-func (k *Kind) NewParams() harness.Params {
+// NewParams implements harness.Def.
+func (k def) NewParams() *Params {
 	return &Params{Beta: harness.SweepOf(0.5, 1, 2), Reps: 3, Draws: 20, Mode: "gauss", Grid: Grid{Rows: 2, Cols: 3}}
 }
 
 type arg struct {
+	key   string
 	beta  float64
 	rep   int
 	p     *Params
@@ -108,9 +111,8 @@ type arg struct {
 }
 
 // Plan implements harness.Kind.
-func (k *Kind) Plan(ps harness.Params) ([]harness.Job, error) {
-	p := ps.(*Params)
-	var jobs []harness.Job
+func (k def) Plan(p *Params) ([]harness.Work[arg], error) {
+	var jobs []harness.Work[arg]
 	for _, b := range p.Beta.Values() {
 		for r := range p.Reps {
 			key := fmt.Sprintf("beta=%s/rep=%d", harness.FormatFloat(b), r)
@@ -122,23 +124,22 @@ func (k *Kind) Plan(ps harness.Params) ([]harness.Job, error) {
 				io.WriteString(h, key)
 				sleep = time.Duration(h.Sum64()%uint64(p.SleepMS*1000)) * time.Microsecond
 			}
-			jobs = append(jobs, harness.Job{Key: key, Arg: arg{beta: b, rep: r, p: p, sleep: sleep}})
+			jobs = append(jobs, harness.Work[arg]{Key: key, Job: arg{key: key, beta: b, rep: r, p: p, sleep: sleep}})
 		}
 	}
 	return jobs, nil
 }
 
 // EstimateBytes implements harness.MemoryEstimator.
-func (k *Kind) EstimateBytes(job harness.Job) int64 { return job.Arg.(arg).p.MemBytes }
+func (k def) EstimateBytes(a arg) int64 { return a.p.MemBytes }
 
 // Run implements harness.Kind.
-func (k *Kind) Run(ctx context.Context, job harness.Job, rng *rand.Rand) ([]harness.Table, error) {
-	a := job.Arg.(arg)
+func (k def) Run(ctx context.Context, a arg, rng *rand.Rand) ([]harness.Table, error) {
 	if k.OnRun != nil {
-		k.OnRun(job.Key)
+		k.OnRun(a.key)
 	}
 	if k.OnDone != nil {
-		defer k.OnDone(job.Key)
+		defer k.OnDone(a.key)
 	}
 	if a.sleep > 0 {
 		select {
@@ -147,7 +148,7 @@ func (k *Kind) Run(ctx context.Context, job harness.Job, rng *rand.Rand) ([]harn
 			return nil, ctx.Err()
 		}
 	}
-	switch job.Key {
+	switch a.key {
 	case a.p.Fail:
 		return nil, errors.New("failed on purpose")
 	case a.p.Panic:
@@ -173,13 +174,13 @@ func (k *Kind) Run(ctx context.Context, job harness.Job, rng *rand.Rand) ([]harn
 
 // Finish implements harness.Kind: per beta, the mean and count of the
 // job means, from the merged means table.
-func (k *Kind) Finish(ctx context.Context, ps harness.Params, out *harness.Output) error {
+func (k def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harness.Section, error) {
 	if k.OnFinish != nil {
 		k.OnFinish(out)
 	}
 	t, err := out.ReadTable("means")
 	if err != nil {
-		return err
+		return harness.Section{}, err
 	}
 	type acc struct {
 		n   int
@@ -190,7 +191,7 @@ func (k *Kind) Finish(ctx context.Context, ps harness.Params, out *harness.Outpu
 	for _, row := range t.Rows {
 		v, err := harness.ParseFloat(row[2])
 		if err != nil {
-			return err
+			return harness.Section{}, err
 		}
 		a, ok := by[row[0]]
 		if !ok {
@@ -207,10 +208,9 @@ func (k *Kind) Finish(ctx context.Context, ps harness.Params, out *harness.Outpu
 		sum.Rows = append(sum.Rows, []string{b, strconv.Itoa(a.n), harness.FormatFloat(a.sum / float64(a.n))})
 	}
 	if err := out.WriteTable(sum); err != nil {
-		return err
+		return harness.Section{}, err
 	}
-	return out.Create("notes/summary.txt", func(w io.Writer) error {
-		_, err := fmt.Fprintf(w, "%d betas, %d job means\n", len(order), len(t.Rows))
-		return err
-	})
+	text := fmt.Sprintf("%d betas, %d job means\n", len(order), len(t.Rows))
+	err = out.WriteText("notes/summary.txt", text)
+	return harness.Section{Markdown: "## testkind\n\n" + text}, err
 }

@@ -1,0 +1,317 @@
+package datasets_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"privic/datasets"
+)
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func gz(t *testing.T, s string) string {
+	t.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	zw.Write([]byte(s))
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+func f64(v float64) *float64 { return &v }
+func no() *bool              { return new(bool) }
+
+func col(name string) *datasets.ColumnDecl {
+	return &datasets.ColumnDecl{Column: datasets.ColumnNamed(name)}
+}
+func colAt(i int) *datasets.ColumnDecl { return &datasets.ColumnDecl{Column: datasets.ColumnAt(i)} }
+
+// scan collects what ScanPoints passes on.
+func scan(t *testing.T, text string, f datasets.PointsFormat) ([][3]float64, datasets.PointStats, error) {
+	t.Helper()
+	var got [][3]float64
+	st, err := datasets.ScanPoints(strings.NewReader(text), "in.csv", f, func(lat, lon float64, w int) error {
+		got = append(got, [3]float64{lat, lon, float64(w)})
+		return nil
+	})
+	return got, st, err
+}
+
+func TestScanPointsCSV(t *testing.T) {
+	named := datasets.PointsFormat{Header: true, Lat: datasets.ColumnNamed("latitude"), Lon: datasets.ColumnNamed("lng"),
+		Weight: datasets.ColumnNamed("n"), HasWeight: true}
+	text := "\xef\xbb\xbfid,\"lng\", latitude ,n\r\n7,2.35,48.85,3\n\n8,\"-0.5\",\" 10 \",0\n"
+	got, st, err := scan(t, text, named)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := [][3]float64{{48.85, 2.35, 3}, {10, -0.5, 0}}
+	if fmt.Sprint(got) != fmt.Sprint(want) || st.Rows != 2 || st.Checkins != 3 || st.Lines != 4 {
+		t.Errorf("got %v (%+v), want %v, 2 rows, 3 check-ins, 4 lines", got, st, want)
+	}
+	// Without a header, columns by number; every row is one check-in.
+	got, st, err = scan(t, "a,1.5,2.5\nb,-1,3\n", datasets.PointsFormat{Lat: datasets.ColumnAt(2), Lon: datasets.ColumnAt(1)})
+	if err != nil || fmt.Sprint(got) != fmt.Sprint([][3]float64{{2.5, 1.5, 1}, {3, -1, 1}}) || st.Checkins != 2 {
+		t.Errorf("numbered columns: %v, %+v, %v", got, st, err)
+	}
+	for _, c := range []struct{ text, want string }{
+		{"lat,lon,n\n", ""}, // a header alone: no points, no error
+		{"", "empty: no header line"},
+		{"latitude,lon,n\n1,2,3\n", `in.csv:1: no column "lat" (lat_column) in the header; its columns are "latitude", "lon", "n"`},
+		{"lat,lon,n\n1,2\n", "in.csv:2: 2 fields, want at least 3"},
+		{"lat,lon,n\nx,2,1\n", `in.csv:2: latitude "x" is not a number`},
+		{"lat,lon,n\n91,2,1\n", "in.csv:2: latitude 91 outside [-90, 90]"},
+		{"lat,lon,n\n1,-180.5,1\n", "in.csv:2: longitude -180.5 outside [-180, 180]"},
+		{"lat,lon,n\n1,2,-1\n", `in.csv:2: weight "-1" is negative`},
+		{"lat,lon,n\n1,2,1.5\n", `in.csv:2: weight "1.5" is not an integer`},
+		{"lat,lon,n\n1,2,many\n", `in.csv:2: weight "many" is not a non-negative integer`},
+		{"lat,lon,n\n1,2,1e20\n", `weight "1e20" is not an integer`},
+		{"lat,lon,n\n1,2,99999999999999\n", "is larger than"},
+	} {
+		_, _, err := scan(t, c.text, datasets.PointsFormat{Header: true, Lat: datasets.ColumnNamed("lat"), Lon: datasets.ColumnNamed("lon"),
+			Weight: datasets.ColumnNamed("n"), HasWeight: true})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%q: %v", c.text, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%q: error %v, want %q", c.text, err, c.want)
+		}
+	}
+}
+
+func TestScanPointsSNAP(t *testing.T) {
+	text := "1\t2010-10-19T23:55:27Z\t30.2359091167\t-97.7951395833\t22847\n" +
+		"bad line\n" +
+		"2\t2010-10-18T22:17:43Z\t48.85\t2.35\t420315\n"
+	got, st, err := scan(t, gz(t, text), datasets.PointsFormat{SNAP: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1] != [3]float64{48.85, 2.35, 1} || st.Malformed != 1 || st.Checkins != 2 || st.Lines != 3 {
+		t.Errorf("snap: %v, %+v", got, st)
+	}
+}
+
+// pointsDecl is a declaration of the points file name in a directory.
+func pointsDecl(name string, cell float64) *datasets.Decl {
+	return &datasets.Decl{Points: name, Header: no(), CellM: f64(cell)}
+}
+
+func TestCatalogPoints(t *testing.T) {
+	dir := t.TempDir()
+	// Cells of 0.5 x 1 degree over lat [0, 1], lon [0, 2]: 2 x 2 cells.
+	// The point (0.5, 1) lies on both interior edges: cell (0, 0).
+	write(t, dir, "p.csv.gz", gz(t, "lat,lon,w\n0.5,1,2\n0.2,1.7,1\n0.9,0.1,4\n5,5,3\n"))
+	d := &datasets.Decl{Points: "p.csv.gz", WeightColumn: col("w"), BBox: []float64{0, 1, 0, 2}, CellDeg: []float64{0.5, 1},
+		Places: map[string]datasets.PlaceDecl{"A": {Lat: 0.2, Lon: 1.7}, "B": {Row: 0, Col: 1, IsCell: true}}}
+	c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"deg": d})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := c.Load("deg", datasets.AllRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Grid.Rows != 2 || ds.Grid.Cols != 2 || fmt.Sprint(ds.Counts) != "[2 4 1 0]" || ds.N != 7 {
+		t.Errorf("grid %v counts %v N %d, want 2x2 [2 4 1 0] 7", ds.Grid, ds.Counts, ds.N)
+	}
+	if ds.Read.Checkins != 10 || ds.Read.Dropped != 3 || ds.Read.Kept != 7 || ds.Read.Rows != 4 {
+		t.Errorf("read %+v, want 10 check-ins, 3 dropped, 7 kept, 4 rows", ds.Read)
+	}
+	if a, _ := ds.Place("A"); a.Row != 1 || a.Col != 0 {
+		t.Errorf("place A at (%d, %d), want (1, 0)", a.Row, a.Col)
+	}
+	if b, _ := ds.Place("B"); b.Row != 0 || b.Col != 1 {
+		t.Errorf("place B at (%d, %d), want (0, 1)", b.Row, b.Col)
+	}
+	// Degree cells: the size in metres is the mean cell's at the centre.
+	mLat, mLon := datasets.MetresPerDegree(0.5)
+	if math.Abs(ds.CellHeightM-0.5*mLat) > 1e-6 || math.Abs(ds.CellWidthM-mLon) > 1e-6 || math.Abs(ds.CellM-math.Sqrt(0.5*mLat*mLon)) > 1e-6 {
+		t.Errorf("cell %v x %v m (%v), want %v x %v", ds.CellHeightM, ds.CellWidthM, ds.CellM, 0.5*mLat, mLon)
+	}
+	// Without a bbox the region is the points' extent.
+	write(t, dir, "q.csv", "0,0\n0.001,0.002\n")
+	c2, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"m": pointsDecl("q.csv", 50)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := c2.Load("m", datasets.HeaderQuirk)
+	if r := m.Frame.Region; r != (datasets.Box{LatMin: 0, LatMax: 0.001, LonMin: 0, LonMax: 0.002}) || m.Grid.Rows != 3 || m.Grid.Cols != 5 {
+		t.Errorf("extent %v, grid %v; want the points' box, 3 x 5 cells of 50 m", r, m.Grid)
+	}
+	if m.CellM != 50 || m.Title != "m" || m.Preset {
+		t.Errorf("cell %v, title %q, preset %v", m.CellM, m.Title, m.Preset)
+	}
+}
+
+func TestCatalogCountsAndSynthetic(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "c.csv", "row,col,count\n0,1,5\n2,3,7\n")
+	decls := map[string]*datasets.Decl{
+		"counted": {Counts: "c.csv", Grid: []int{3, 4}, CellM: f64(200), Title: "Counted"},
+		"synth":   {Synthetic: &datasets.SyntheticDecl{Rows: 5, Cols: 6, N: 1000, Hotspots: 2, Seed: 9}},
+	}
+	c, err := datasets.NewCatalog(dir, decls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _ := c.Load("counted", datasets.HeaderQuirk)
+	if ds.N != 12 || ds.Counts[1] != 5 || ds.Counts[11] != 7 || ds.Grid.Len() != 12 || ds.CellM != 200 || c.Title("counted") != "Counted" {
+		t.Errorf("counts dataset: %+v", ds)
+	}
+	s1, _ := c.Load("synth", datasets.HeaderQuirk)
+	if s1.N != 1000 || s1.Grid.Len() != 30 || s1.CellM != 0 {
+		t.Errorf("synthetic dataset: %+v", s1)
+	}
+	// The synthetic dataset comes from its own seed: the same again.
+	c2, _ := datasets.NewCatalog(dir, decls)
+	s2, _ := c2.Load("synth", datasets.HeaderQuirk)
+	if fmt.Sprint(s1.Counts) != fmt.Sprint(s2.Counts) {
+		t.Error("the synthetic dataset differs between two catalogs")
+	}
+	// WriteCellCounts writes what a counts dataset reads back.
+	var b bytes.Buffer
+	if err := datasets.WriteCellCounts(&b, s1); err != nil {
+		t.Fatal(err)
+	}
+	write(t, dir, "back.csv", b.String())
+	c3, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"back": {Counts: "back.csv", Grid: []int{5, 6}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, _ := c3.Load("back", datasets.HeaderQuirk)
+	if fmt.Sprint(back.Counts) != fmt.Sprint(s1.Counts) {
+		t.Errorf("counts read back %v, written %v", back.Counts, s1.Counts)
+	}
+}
+
+// TestFingerprint: the fingerprint changes with a declaration and with
+// the content of its file, not with the file's path alone.
+func TestFingerprint(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "p.csv", "1,2\n1.001,2.001\n")
+	fp := func(d *datasets.Decl) string {
+		c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": d})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Fingerprint()
+	}
+	a := fp(pointsDecl("p.csv", 100))
+	if a == "" || a != fp(pointsDecl("p.csv", 100)) {
+		t.Fatalf("fingerprint %q not stable", a)
+	}
+	if fp(pointsDecl("p.csv", 120)) == a {
+		t.Error("a changed cell size keeps the fingerprint")
+	}
+	write(t, dir, "p.csv", "1,2\n1.001,2.002\n")
+	if fp(pointsDecl("p.csv", 100)) == a {
+		t.Error("a changed data file keeps the fingerprint")
+	}
+	if datasets.Presets().Fingerprint() != "" {
+		t.Error("the presets alone have a fingerprint")
+	}
+}
+
+func TestExpandPath(t *testing.T) {
+	dir := t.TempDir()
+	sub := filepath.Join(dir, "data")
+	os.Mkdir(sub, 0o755)
+	write(t, sub, "p.csv", "1,2\n")
+	t.Setenv("PRIVIC_DATA", sub)
+	for _, p := range []string{"$PRIVIC_DATA/p.csv", "${PRIVIC_DATA}/p.csv", filepath.Join(sub, "p.csv"), "data/p.csv"} {
+		if _, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": pointsDecl(p, 100)}); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	t.Setenv("PRIVIC_DATA", "")
+	_, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": pointsDecl("$PRIVIC_DATA/p.csv", 100)})
+	if err == nil || !strings.Contains(err.Error(), "datasets.x: points: $PRIVIC_DATA/p.csv uses $PRIVIC_DATA, which is not set") {
+		t.Errorf("unset $PRIVIC_DATA: %v", err)
+	}
+}
+
+// TestCatalogRefusals: each bad declaration or bad data file gets one
+// line naming the dataset's key (and the file and line for bad data).
+func TestCatalogRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "ok.csv", "lat,lon\n1,2\n1.001,2.001\n")
+	write(t, dir, "bad.csv", "lat,lon\n1,2\n1,x\n")
+	whole := gz(t, "lat,lon\n"+strings.Repeat("1,2\n1.5,2.5\n", 500))
+	write(t, dir, "trunc.csv.gz", whole[:len(whole)-12]) // the trailer and the last bytes cut
+	write(t, dir, "c.csv", "row,col,count\n0,0,1\n3,0,2\n")
+	write(t, dir, "dup.csv", "row,col,count\n0,0,1\n0,0,2\n")
+	write(t, dir, "zero.csv", "row,col,count\n0,0,0\n")
+	ok := func() *datasets.Decl { return &datasets.Decl{Points: "ok.csv", CellM: f64(100)} }
+	with := func(f func(d *datasets.Decl)) *datasets.Decl { d := ok(); f(d); return d }
+	for _, c := range []struct {
+		name string
+		d    *datasets.Decl
+		want string
+	}{
+		{"x", &datasets.Decl{}, "datasets.x: give exactly one of points, counts and synthetic (got none)"},
+		{"x", with(func(d *datasets.Decl) { d.Counts = "c.csv" }), "got points and counts"},
+		{"x", with(func(d *datasets.Decl) { d.CellM = f64(0) }), "datasets.x.cell_m = 0: must be a finite number of metres > 0"},
+		{"x", with(func(d *datasets.Decl) { d.CellM = f64(-5) }), "datasets.x.cell_m = -5"},
+		{"x", with(func(d *datasets.Decl) { d.CellDeg = []float64{0.1, 0.1} }), "datasets.x: give one of cell_m and cell_deg, not both"},
+		{"x", with(func(d *datasets.Decl) { d.CellM = nil }), "give cell_m (metres) or cell_deg"},
+		{"x", with(func(d *datasets.Decl) { d.CellM, d.CellDeg = nil, []float64{0.1} }), "datasets.x.cell_deg = [0.1]"},
+		{"x", with(func(d *datasets.Decl) { d.BBox = []float64{1, 2, 3} }), "datasets.x.bbox: 3 values"},
+		{"x", with(func(d *datasets.Decl) { d.BBox = []float64{2, 1, 3, 4} }), "datasets.x.bbox: box"},
+		{"x", with(func(d *datasets.Decl) { d.BBox = []float64{50, 51, 3, 4} }), "no check-in inside the region"},
+		{"x", with(func(d *datasets.Decl) { d.Format = "json" }), `datasets.x.format: "json": allowed values are "csv", "snap"`},
+		{"x", with(func(d *datasets.Decl) { d.Format = "snap"; d.Header = no() }), "datasets.x.header: applies to csv points only"},
+		{"x", with(func(d *datasets.Decl) { d.LatColumn = colAt(0) }), "datasets.x.lat_column = 0: with a header"},
+		{"x", with(func(d *datasets.Decl) { d.Header = no(); d.LatColumn = col("lat") }), "without a header (header = false) columns are numbered"},
+		{"x", with(func(d *datasets.Decl) { d.LonColumn = col("lat") }), "lat_column and lon_column are the same column"},
+		{"x", with(func(d *datasets.Decl) { d.Grid = []int{2, 2} }), "datasets.x.grid: does not apply to a dataset of points"},
+		{"x", with(func(d *datasets.Decl) { d.LatColumn = col("latitude") }), `no column "latitude" (lat_column)`},
+		{"x", with(func(d *datasets.Decl) { d.Points = "missing.csv" }), "missing.csv: no such file or directory"},
+		{"x", with(func(d *datasets.Decl) { d.Points = "bad.csv" }), `bad.csv:3: longitude "x" is not a number`},
+		{"x", with(func(d *datasets.Decl) { d.Points = "trunc.csv.gz" }), "trunc.csv.gz: truncated"},
+		{"x", with(func(d *datasets.Decl) { d.CellM = f64(0.001) }), "more than"},
+		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A": {Lat: 5, Lon: 5}} }), "datasets.x: places.A = {lat = 5, lon = 5} lies outside the region"},
+		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A": {Row: 9, Col: 0, IsCell: true}} }), "places.A = [9, 0]: outside the grid"},
+		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A b": {IsCell: true}} }), "datasets.x.places.A b: a place name"},
+		{"x", &datasets.Decl{Counts: "c.csv", Grid: []int{3, 3}}, "c.csv:3: cell (3, 0) is outside the grid of 3 x 3 cells"},
+		{"x", &datasets.Decl{Counts: "dup.csv", Grid: []int{3, 3}}, "dup.csv:3: cell (0, 0) listed twice"},
+		{"x", &datasets.Decl{Counts: "zero.csv", Grid: []int{3, 3}}, "no check-ins"},
+		{"x", &datasets.Decl{Counts: "c.csv"}, "datasets.x.grid = []: counts need grid = [rows, cols]"},
+		{"x", &datasets.Decl{Counts: "c.csv", Grid: []int{4, 3}, Places: map[string]datasets.PlaceDecl{"A": {Lat: 1, Lon: 1}}}, "a place by latitude and longitude needs point data"},
+		{"x", &datasets.Decl{Counts: "c.csv", Grid: []int{4, 3}, CellDeg: []float64{1, 1}}, "datasets.x.cell_deg: does not apply to a dataset of counts"},
+		{"x", &datasets.Decl{Synthetic: &datasets.SyntheticDecl{Rows: 0, Cols: 3, N: 10, Hotspots: 1}}, "datasets.x: synthetic: grid"},
+		{"paris", ok(), `datasets.paris: declared twice: "paris" is a preset`},
+		{"default", ok(), `datasets.default: "default" is reserved`},
+		{"My-Data", ok(), "datasets.My-Data: dataset names use only a-z, 0-9 and '-'"},
+	} {
+		_, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{c.name: c.d})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s %+v: error %v, want one line with %q", c.name, c.d, err, c.want)
+		}
+	}
+	c, _ := datasets.NewCatalog(dir, nil)
+	if err := c.Check("lyon"); err == nil || !strings.Contains(err.Error(), `unknown dataset "lyon": known datasets are paris, sf`) {
+		t.Errorf("unknown name: %v", err)
+	}
+	var le *datasets.LineError
+	_, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": with(func(d *datasets.Decl) { d.Points = "bad.csv" })})
+	if !errors.As(err, &le) || le.Line != 3 {
+		t.Errorf("bad data: %v, want a LineError at line 3", err)
+	}
+}

@@ -1,0 +1,166 @@
+package datasets
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestMetresPerDegree checks the WGS 84 scales against the published
+// Fourier series of the length of a degree on that ellipsoid:
+// 111132.954 - 559.822 cos 2φ + 1.175 cos 4φ metres of latitude and
+// 111412.84 cos φ - 93.5 cos 3φ + 0.118 cos 5φ of longitude (good to a
+// few centimetres).
+func TestMetresPerDegree(t *testing.T) {
+	for _, lat := range []float64{0, 37.7587, 45, 48.8542, 60, 80} {
+		r := lat * math.Pi / 180
+		wantLat := 111132.954 - 559.822*math.Cos(2*r) + 1.175*math.Cos(4*r)
+		wantLon := 111412.84*math.Cos(r) - 93.5*math.Cos(3*r) + 0.118*math.Cos(5*r)
+		a, b := MetresPerDegree(lat)
+		if math.Abs(a-wantLat) > 0.05 || math.Abs(b-wantLon) > 0.05 {
+			t.Errorf("lat %v: %.3f, %.3f m per degree; series %.3f, %.3f", lat, a, b, wantLat, wantLon)
+		}
+	}
+}
+
+// TestFrameBoundaries: cells of 0.25 x 0.5 degrees over lat [0, 1], lon
+// [0, 2] (edges exact in binary): 4 x 4 cells from the north-east corner.
+// A point on an interior edge belongs to the cell to its north and east,
+// the region's edges are inside, and anything beyond them is not.
+func TestFrameBoundaries(t *testing.T) {
+	f, err := NewFrame(Box{LatMin: 0, LatMax: 1, LonMin: 0, LonMax: 2}, CellSpec{Deg: [2]float64{0.25, 0.5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Rows() != 4 || f.Cols() != 4 {
+		t.Fatalf("%d x %d cells, want 4 x 4", f.Rows(), f.Cols())
+	}
+	for _, c := range []struct {
+		lat, lon float64
+		row, col int
+		ok       bool
+	}{
+		{1, 2, 0, 0, true},      // the north-east corner
+		{0, 0, 3, 3, true},      // the south-west corner
+		{0.75, 1.5, 0, 0, true}, // on interior edges: north and east
+		{0.7499999, 1.4999999, 1, 1, true},
+		{0.5, 0.3, 1, 3, true},
+		{0.9, 1.9, 0, 0, true},
+		{1.0000001, 1, 0, 0, false},    // north of the region
+		{0.5, -0.0000001, 0, 0, false}, // west of it
+	} {
+		r, col, ok := f.Locate(c.lat, c.lon)
+		if ok != c.ok || ok && (r != c.row || col != c.col) {
+			t.Errorf("Locate(%v, %v) = (%d, %d, %v), want (%d, %d, %v)", c.lat, c.lon, r, col, ok, c.row, c.col, c.ok)
+		}
+	}
+	lat, lon := f.Centre(1, 2)
+	if lat != 0.625 || lon != 0.75 {
+		t.Errorf("Centre(1, 2) = %v, %v, want 0.625, 0.75", lat, lon)
+	}
+}
+
+// TestFrameCells: rows = ceil(height / cell) and cols = ceil(width /
+// cell), with a quotient within rounding of an integer taken as it.
+func TestFrameCells(t *testing.T) {
+	// Boxes centred on latitude 45, where the projection's scales are.
+	mLat, mLon := MetresPerDegree(45)
+	box := func(h, w float64) Box {
+		return Box{LatMin: 45 - h/2/mLat, LatMax: 45 + h/2/mLat, LonMin: 7, LonMax: 7 + w/mLon}
+	}
+	for _, c := range []struct {
+		h, w, cell float64
+		rows, cols int
+	}{
+		{1000, 2000, 100, 10, 20}, // exact multiples: no sliver row
+		{1001, 1999, 100, 11, 20},
+		{50, 50, 100, 1, 1},
+		{0, 0, 100, 1, 1}, // a single point
+	} {
+		b := box(c.h, c.w)
+		f, err := NewFrame(b, CellSpec{M: c.cell})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Rows() != c.rows || f.Cols() != c.cols {
+			t.Errorf("%v x %v m in %v m cells: %d x %d, want %d x %d", c.h, c.w, c.cell, f.Rows(), f.Cols(), c.rows, c.cols)
+		}
+	}
+	for _, bad := range []CellSpec{{M: -1}, {M: math.Inf(1)}, {}, {Deg: [2]float64{0.1, 0}}} {
+		if _, err := NewFrame(box(100, 100), bad); err == nil {
+			t.Errorf("cell %v accepted", bad)
+		}
+	}
+	if _, err := NewFrame(Box{LatMin: 0, LatMax: 80, LonMin: 0, LonMax: 170}, CellSpec{M: 1}); err == nil {
+		t.Error("a frame of about 10^13 cells accepted")
+	}
+}
+
+// TestPresetFrameMatchesDiscretizer: on the presets' frames Locate finds
+// the first cell the reference discretisation gives, for random points
+// over the boxes and for points on the edges themselves.
+func TestPresetFrameMatchesDiscretizer(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, c := range Cities() {
+		f, err := presetFrame(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, _ := c.Discretizer()
+		var pts [][2]float64
+		for range 2000 {
+			pts = append(pts, [2]float64{c.Box.LatMin + rng.Float64()*(c.Box.LatMax-c.Box.LatMin), c.Box.LonMin + rng.Float64()*(c.Box.LonMax-c.Box.LonMin)})
+		}
+		for i, e := range f.Lat {
+			// Edges inside the box: the subsets were cut by the box first.
+			if p := [2]float64{e, f.Lon[i%len(f.Lon)]}; c.Box.Contains(p[0], p[1]) {
+				pts = append(pts, p)
+			}
+		}
+		for _, p := range pts {
+			cells := d.Cells(p[0], p[1], nil)
+			r, col, ok := f.Locate(p[0], p[1])
+			if ok != (len(cells) > 0) || ok && (cells[0] != Cell{r, col}) {
+				t.Fatalf("%s: Locate(%v, %v) = (%d, %d, %v), discretiser %v", c.Name, p[0], p[1], r, col, ok, cells)
+			}
+		}
+	}
+}
+
+// TestUniformBandIsBand: the spacing's shortcut gives the binary search's
+// band for values on the edges, one ulp either side of them, and random
+// ones, over frames of awkward spacings.
+func TestUniformBandIsBand(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for range 50 {
+		box := Box{LatMin: -80 + 160*rng.Float64(), LonMin: -170 + 340*rng.Float64()}
+		box.LatMax = box.LatMin + 0.5*rng.Float64()
+		box.LonMax = box.LonMin + 0.5*rng.Float64()
+		f, err := NewFrame(box, CellSpec{M: 20 + 2000*rng.Float64()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ax := range []struct {
+			e      []float64
+			step   float64
+			lo, hi float64
+		}{{f.Lat, f.dlat, box.LatMin, box.LatMax}, {f.Lon, f.dlon, box.LonMin, box.LonMax}} {
+			var vs []float64
+			for _, e := range ax.e {
+				vs = append(vs, e, math.Nextafter(e, math.Inf(1)), math.Nextafter(e, math.Inf(-1)))
+			}
+			for range 100 {
+				vs = append(vs, ax.lo+rng.Float64()*(ax.hi-ax.lo))
+			}
+			for _, v := range vs {
+				if v < ax.lo || v > ax.hi {
+					continue
+				}
+				want, _ := band(ax.e, v, LowerClosed)
+				if got := uniformBand(ax.e, v, ax.step); got != want {
+					t.Fatalf("value %v on edges %v..%v (step %v): band %d, shortcut %d", v, ax.e[0], ax.e[len(ax.e)-1], ax.step, want, got)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,237 @@
+package elastic
+
+import (
+	"context"
+	"embed"
+	"fmt"
+	"sort"
+	"strings"
+
+	"privic/harness"
+	"privic/harness/kinds/internal/island"
+	"privic/harness/kinds/internal/paper"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+	"privic/plots"
+)
+
+// level is one beta's numbers as read back in Finish.
+type level struct {
+	beta, eps, tight float64
+	sv               island.Singular              // BA's smallest singular value
+	dist             map[string][]island.CellProb // key mechanism/location
+	stats            map[string]island.LocStats   // key mechanism/location
+}
+
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
+	s, err := p.Setup()
+	if err != nil {
+		return harness.Section{}, err
+	}
+	levels, err := readLevels(out)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	figs, err := figures(p, s, levels)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	claims := checkClaims(p, s, levels)
+	md, err := section(p, s, levels, claims)
+	var skipped []harness.Skip
+	for _, l := range levels {
+		if l.sv.Method != "svd" {
+			skipped = append(skipped, harness.Skip{Figure: "invertibility.csv, beta " + harness.FormatSig(l.beta, 3), Reason: island.SkipReason(s.DS.Grid.Len())})
+		}
+	}
+	return harness.Section{Markdown: md, Claims: claims, Figures: figs, Skipped: skipped}, err
+}
+
+// readLevels reads the three job tables back into levels sorted by beta.
+func readLevels(out *harness.Output) ([]*level, error) {
+	byBeta := map[string]*level{}
+	var order []string
+	ch, err := out.ReadTable("channels")
+	if err != nil {
+		return nil, err
+	}
+	rd, err := ch.Reader("beta", "ba_tight_epsilon", "lap_epsilon")
+	if err != nil {
+		return nil, err
+	}
+	for i := range ch.Rows {
+		b := rd.Str(i, "beta")
+		if _, ok := byBeta[b]; !ok {
+			order = append(order, b)
+		}
+		byBeta[b] = &level{beta: rd.Float(i, "beta"), eps: rd.Float(i, "lap_epsilon"), tight: rd.Float(i, "ba_tight_epsilon"),
+			dist: map[string][]island.CellProb{}, stats: map[string]island.LocStats{}}
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	if err := eachLevelRow(out, "invertibility", island.SingularHeader(), byBeta, func(rd *harness.Reader, i int, l *level) {
+		l.sv = island.ReadSingular(rd, i)
+	}); err != nil {
+		return nil, err
+	}
+	if err := readDistributions(out, byBeta); err != nil {
+		return nil, err
+	}
+	if err := readStats(out, byBeta); err != nil {
+		return nil, err
+	}
+	levels := make([]*level, 0, len(order))
+	for _, b := range order {
+		levels = append(levels, byBeta[b])
+	}
+	sort.SliceStable(levels, func(i, j int) bool { return levels[i].beta < levels[j].beta })
+	return levels, nil
+}
+
+// eachLevelRow calls read with every row of the job table called name and
+// the level of its beta, which channels.csv must have.
+func eachLevelRow(out *harness.Output, name string, cols []string, byBeta map[string]*level, read func(rd *harness.Reader, i int, l *level)) error {
+	t, err := out.ReadTable(name)
+	if err != nil {
+		return err
+	}
+	rd, err := t.Reader(append([]string{"beta"}, cols...)...)
+	if err != nil {
+		return err
+	}
+	for i := range t.Rows {
+		l, ok := byBeta[rd.Str(i, "beta")]
+		if !ok {
+			return fmt.Errorf("%s row %d: beta %s not in channels.csv", name, i+1, rd.Str(i, "beta"))
+		}
+		read(rd, i, l)
+	}
+	return rd.Err()
+}
+
+func readDistributions(out *harness.Output, byBeta map[string]*level) error {
+	return eachLevelRow(out, "report_distribution", []string{"mechanism", "location", "row", "col", "probability"}, byBeta,
+		func(rd *harness.Reader, i int, l *level) {
+			key := rd.Str(i, "mechanism") + "/" + rd.Str(i, "location")
+			l.dist[key] = append(l.dist[key], island.CellProb{Row: rd.Int(i, "row"), Col: rd.Int(i, "col"), P: rd.Float(i, "probability")})
+		})
+}
+
+func readStats(out *harness.Output, byBeta map[string]*level) error {
+	return eachLevelRow(out, "location_stats", append([]string{"mechanism", "location"}, island.StatsHeader()...), byBeta,
+		func(rd *harness.Reader, i int, l *level) {
+			l.stats[rd.Str(i, "mechanism")+"/"+rd.Str(i, "location")] = island.ReadStats(rd, i)
+		})
+}
+
+func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, error) {
+	disp := s.DS.Grid
+	if p.FigureDomain == "widened" {
+		disp = disp.Widen(p.LapWiden)
+	}
+	var figs harness.Figures
+	for _, f := range figureFiles(p) {
+		var panels []plots.GridMap
+		for _, l := range levels {
+			for _, m := range []struct{ key, label string }{{"ba", "BA"}, {"lap", "LAP"}} {
+				vals, outside := island.GridValues(disp, l.dist[m.key+"/"+f.Loc])
+				title := fmt.Sprintf("%s, ε = %s (β = %s)", m.label, harness.FormatSig(l.eps, 3), harness.FormatSig(l.beta, 3))
+				if outside > 5e-4 {
+					title += fmt.Sprintf(", %s off-grid", harness.FormatPct(outside))
+				}
+				panels = append(panels, plots.GridMap{Title: title, Rows: disp.Rows, Cols: disp.Cols,
+					Values: vals, Markers: p.Markers(disp)})
+			}
+		}
+		fig, err := plots.Heatmaps(f.Title, panels, plots.HeatOptions{
+			Columns:       2,
+			ColorbarLabel: "P(report cell | true " + f.Loc + ")",
+			XLabel:        axisLabel(disp, s.DS.Grid, "column (0 = east edge)", "city column + %d (east edge right)", -disp.Col0),
+			YLabel:        axisLabel(disp, s.DS.Grid, "row (0 = north edge)", "city row + %d (north up)", -disp.Row0),
+		})
+		if err := figs.Add(f.File, fig, err); err != nil {
+			return nil, err
+		}
+	}
+	return figs, nil
+}
+
+// figFile is one figure of the kind: its file, the location it shows and
+// its title.
+type figFile struct{ File, Loc, Title string }
+
+// figureFiles are the kind's figures: the paper's Fig. 2a and 2b on a
+// preset, reports-a-<name> and reports-b-<name> on another dataset.
+func figureFiles(p *params) []figFile {
+	if p.IsPreset(p.City) {
+		return []figFile{
+			{"fig2a", "A", "Fig. 2a: report distribution of the vulnerable location A"},
+			{"fig2b", "B", "Fig. 2b: report distribution of the strong location B"},
+		}
+	}
+	t := p.Title(p.City)
+	return []figFile{
+		{"reports-a-" + p.City, "A", "Report distribution of the vulnerable location A, " + t},
+		{"reports-b-" + p.City, "B", "Report distribution of the strong location B, " + t},
+	}
+}
+
+// axisLabel names a heat map's axis: the city's own indexing on the base
+// grid, an offset one on a widened grid (whose tick labels count the drawn
+// grid's cells from 0).
+func axisLabel(disp, base kernels.Grid, plain, shifted string, offset int) string {
+	if disp == base {
+		return plain
+	}
+	return fmt.Sprintf(shifted, offset)
+}
+
+//go:embed section.md.tmpl
+var templates embed.FS
+
+// sectionData is what section.md.tmpl shows.
+type sectionData struct {
+	City, Island, Cell string
+	Figures            []figFile
+	Preset             bool
+	N, Rows, Cols      int
+	A, B               []int
+	BAIterations       int
+	LapEps             string
+	LapWiden           int
+	WideRows, WideCols int
+	BaseDomain         bool
+	Bounded            bool // some singular values are bounds only
+	SVDMax             int
+	Channels, Where    [][]string
+	Claims             []harness.Claim
+}
+
+func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim) (string, error) {
+	g := s.DS.Grid
+	d := sectionData{
+		City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Figures: figureFiles(p),
+		Preset: p.IsPreset(p.City), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
+		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
+		WideRows: g.Rows + 2*p.LapWiden, WideCols: g.Cols + 2*p.LapWiden, BaseDomain: p.FigureDomain == "base",
+		Claims: claims, SVDMax: island.SVDMaxCells,
+	}
+	sig := harness.FormatSig
+	for _, l := range levels {
+		d.Bounded = d.Bounded || l.sv.Method != "svd"
+		d.Channels = append(d.Channels, []string{sig(l.beta, 3), sig(2*l.beta, 3), sig(l.tight, 6), sig(l.eps, 6), l.sv.Words(4)})
+	}
+	pct := harness.FormatPct
+	for _, loc := range []string{"A", "B"} {
+		for _, l := range levels {
+			for _, m := range []string{"ba", "lap"} {
+				st := l.stats[m+"/"+loc]
+				d.Where = append(d.Where, []string{loc, sig(l.eps, 3), strings.ToUpper(m), pct(st.PDeserted), pct(st.POutside),
+					pct(st.PBlock), pct(st.PWithin1), sig(st.ExpPriorMass, 3), sig(st.ExpDistance, 3),
+					fmt.Sprintf("(%d, %d)", st.ModeRow, st.ModeCol), sig(st.ModeDistance, 3), pct(st.MAPIdent), pct(st.ExpPosterior)})
+			}
+		}
+	}
+	return harness.RenderFile(templates, "section.md.tmpl", d)
+}

@@ -1,0 +1,257 @@
+package island
+
+import (
+	"fmt"
+	"math"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+)
+
+// LocStats measures how a mechanism treats one true location x: where its
+// reports land and how well a Bayesian adversary who knows the prior
+// identifies x from them. These are the numbers behind the paper's
+// qualitative statements about Fig. 2 and Fig. 11.
+type LocStats struct {
+	// PDeserted is the probability that the report lands on a cell where
+	// nobody is (prior mass 0, or outside the base grid).
+	PDeserted float64
+	// POutside is the probability of a report outside the base grid (LAP
+	// over the widened output grid).
+	POutside float64
+	// PBlock is the probability of a report inside the island's zeroed
+	// block (cells within the island radius of A, A excluded).
+	PBlock float64
+	// PAt, PWithin1, PWithin2: report exactly at x, within distance 1, 2.
+	PAt, PWithin1, PWithin2 float64
+	// ExpPriorMass is the expected prior mass of the reported cell: the
+	// paper's "camouflage amidst the crowd" in one number.
+	ExpPriorMass float64
+	// ExpDistance is the expected distance between x and the report (the
+	// user's loss of QoS), in cells.
+	ExpDistance float64
+	// Mode is the most likely report (absolute row, col) and its distance
+	// from x.
+	ModeRow, ModeCol int
+	ModeDistance     float64
+	// MAPIdent is the probability that the Bayes-optimal (maximum a
+	// posteriori) guess of the true cell, made from the report with the
+	// prior, is x: how often a report of x identifies x.
+	MAPIdent float64
+	// ExpPosterior is the expected posterior probability of x given the
+	// report, E[P(x | Y)] with Y drawn from x's report distribution.
+	ExpPosterior float64
+}
+
+// StatsHeader are the table columns of LocStats, in the order of Row.
+func StatsHeader() []string {
+	return []string{
+		"p_deserted", "p_outside_grid", "p_island_block", "p_at", "p_within1", "p_within2",
+		"expected_prior_mass", "expected_distance", "mode_row", "mode_col", "mode_distance",
+		"map_identification", "expected_posterior",
+	}
+}
+
+// Row lays s out as table cells (StatsHeader's columns).
+func (s LocStats) Row() []string {
+	t := harness.NewTable("", StatsHeader()...)
+	t.Add(s.PDeserted, s.POutside, s.PBlock, s.PAt, s.PWithin1, s.PWithin2,
+		s.ExpPriorMass, s.ExpDistance, s.ModeRow, s.ModeCol, s.ModeDistance, s.MAPIdent, s.ExpPosterior)
+	return t.Rows[0]
+}
+
+// MetresHeader are the columns that follow StatsHeader's in the tables:
+// the distances of LocStats in metres (empty when the dataset's cell
+// size is unknown).
+func MetresHeader() []string { return []string{"expected_distance_m", "mode_distance_m"} }
+
+// Metres lays out s's distances in metres on ds (MetresHeader's columns).
+func (s LocStats) Metres(ds *datasets.Dataset) []string {
+	return []string{param.Metres(ds, s.ExpDistance), param.Metres(ds, s.ModeDistance)}
+}
+
+// ReadStats reads the StatsHeader columns of row i.
+func ReadStats(rd *harness.Reader, i int) LocStats {
+	v := make([]float64, 0, 13)
+	for _, name := range StatsHeader() {
+		v = append(v, rd.Float(i, name))
+	}
+	if rd.Err() != nil {
+		return LocStats{}
+	}
+	return LocStats{
+		PDeserted: v[0], POutside: v[1], PBlock: v[2], PAt: v[3], PWithin1: v[4], PWithin2: v[5],
+		ExpPriorMass: v[6], ExpDistance: v[7], ModeRow: int(v[8]), ModeCol: int(v[9]), ModeDistance: v[10],
+		MAPIdent: v[11], ExpPosterior: v[12],
+	}
+}
+
+// View is a channel prepared for LocStats under one prior: its output
+// marginal and the MAP adversary's guess for every output, shared by the
+// locations measured on it. A channel the kernels use in dense form
+// (kernels.DenseOf: any dense channel, or a structured one on a grid
+// below kernels.DenseOpCells cells) is read from its matrix; a structured
+// operator on a larger grid is never materialised: its rows come from
+// C^T e_x and the guesses from kernels.MAPGuessOp.
+type View struct {
+	op    kernels.ChannelOp
+	dense *kernels.Channel // nil: use op
+	in    kernels.Grid
+	out   kernels.Grid
+	prior []float64
+	q     []float64
+	arg   []int
+}
+
+// NewView prepares op for LocStats under prior (over op's input grid).
+func NewView(prior []float64, op kernels.ChannelOp) (*View, error) {
+	if op == nil {
+		return nil, fmt.Errorf("channel is nil")
+	}
+	in, out := op.Grids()
+	if len(prior) != in.Len() {
+		return nil, fmt.Errorf("prior has %d cells, channel input %d", len(prior), in.Len())
+	}
+	v := &View{op: op, dense: kernels.DenseOf(op), in: in, out: out, prior: prior}
+	if v.dense != nil {
+		v.q, v.arg = mapGuess(prior, v.dense)
+		return v, nil
+	}
+	var err error
+	if v.q, v.arg, err = kernels.MAPGuessOp(prior, op); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// Out is the channel's output grid.
+func (v *View) Out() kernels.Grid { return v.out }
+
+// Row returns row x of the channel (a new slice for operators; the
+// matrix's own row for dense channels, not to be modified).
+func (v *View) Row(x int) ([]float64, error) {
+	if x < 0 || x >= v.in.Len() {
+		return nil, fmt.Errorf("location %d outside the %v input grid", x, v.in)
+	}
+	if v.dense != nil {
+		return v.dense.Row(x), nil
+	}
+	e := make([]float64, v.in.Len())
+	e[x] = 1
+	row := make([]float64, v.out.Len())
+	if err := v.op.ApplyT(row, e); err != nil {
+		return nil, fmt.Errorf("row %d: %w", x, err)
+	}
+	return row, nil
+}
+
+// Stats computes LocStats for true input x of the view's channel under
+// its prior. block marks cells of the input grid in the island's zeroed
+// block (nil for none).
+func (v *View) Stats(x int, block []bool) (LocStats, error) {
+	in, out, prior := v.in, v.out, v.prior
+	if x < 0 || x >= in.Len() {
+		return LocStats{}, fmt.Errorf("location %d outside the %v input grid", x, in)
+	}
+	if block != nil && len(block) != in.Len() {
+		return LocStats{}, fmt.Errorf("block mask has %d cells, grid %d", len(block), in.Len())
+	}
+	q, arg := v.q, v.arg
+	var s LocStats
+	row, err := v.Row(x)
+	if err != nil {
+		return LocStats{}, err
+	}
+	modeP := -1.0
+	for j, c := range row {
+		ar, ac := out.Abs(j)
+		d := kernels.Dist(in, x, out, j)
+		base := in.IndexOf(ar, ac)
+		mass := 0.0
+		if base >= 0 {
+			mass = prior[base]
+		} else {
+			s.POutside += c
+		}
+		if mass == 0 {
+			s.PDeserted += c
+		}
+		if base >= 0 && block != nil && block[base] {
+			s.PBlock += c
+		}
+		if d == 0 {
+			s.PAt += c
+		}
+		if d <= 1 {
+			s.PWithin1 += c
+		}
+		if d <= 2 {
+			s.PWithin2 += c
+		}
+		s.ExpPriorMass += c * mass
+		s.ExpDistance += c * d
+		if c > modeP {
+			modeP, s.ModeRow, s.ModeCol, s.ModeDistance = c, ar, ac, d
+		}
+		if arg[j] == x {
+			s.MAPIdent += c
+		}
+		if q[j] > 0 {
+			s.ExpPosterior += c * prior[x] * c / q[j]
+		}
+	}
+	if math.IsNaN(s.ExpPosterior) || math.IsNaN(s.ExpPriorMass) {
+		return LocStats{}, fmt.Errorf("location statistics of cell %d are NaN", x)
+	}
+	return s, nil
+}
+
+// mapGuess returns the output marginal q(y) = sum_x prior(x) C[x,y] and,
+// for the MAP adversary, the best input for each output. Ties go to the
+// lowest index: only outputs nobody reaches (q = 0) tie in practice, and
+// those have no probability from x either.
+func mapGuess(prior []float64, ch *kernels.Channel) (q []float64, arg []int) {
+	m, n := ch.In.Len(), ch.Out.Len()
+	q = make([]float64, n)
+	best := make([]float64, n)
+	arg = make([]int, n)
+	for j := range arg {
+		arg[j] = -1
+		best[j] = -1
+	}
+	for i := 0; i < m; i++ {
+		pi := prior[i]
+		row := ch.P[i*n : (i+1)*n]
+		for j, c := range row {
+			v := pi * c
+			q[j] += v
+			if v > best[j] {
+				best[j], arg[j] = v, i
+			}
+		}
+	}
+	return q, arg
+}
+
+// CellProb is the probability of one report cell (absolute row, col).
+type CellProb struct {
+	Row, Col int
+	P        float64
+}
+
+// GridValues scatters cell probabilities onto g, returning the values and
+// the mass that falls outside g.
+func GridValues(g kernels.Grid, cells []CellProb) ([]float64, float64) {
+	v := make([]float64, g.Len())
+	outside := 0.0
+	for _, c := range cells {
+		if i := g.IndexOf(c.Row, c.Col); i >= 0 {
+			v[i] += c.P
+		} else {
+			outside += c.P
+		}
+	}
+	return v, outside
+}

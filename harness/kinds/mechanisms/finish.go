@@ -1,0 +1,381 @@
+package mechanisms
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"privic/harness"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+	"privic/kernels/mechanism"
+	"privic/plots"
+)
+
+// cell is one (city, mechanism, calibration, level) of the frontier,
+// aggregated over simulations.
+type cell struct {
+	city, mech, cal  string
+	level, param     float64
+	emd              []float64
+	emdMean, emdSD   float64
+	dist, mi, eps    float64
+	bayes, idA, idAM float64
+}
+
+// metric returns the named per-level quantity of c.
+func (c *cell) metric(name string) float64 {
+	switch name {
+	case "emd":
+		return c.emdMean
+	case "avg_distortion":
+		return c.dist
+	case "mutual_information":
+		return c.mi
+	case "tight_epsilon":
+		return c.eps
+	case "bayes_error":
+		return c.bayes
+	case "identification_A":
+		return c.idA
+	}
+	return math.NaN()
+}
+
+// calRow is one row of calibration.csv.
+type calRow struct {
+	city, mech, cal, status, in, out, solver string
+	level, param, value                      float64
+	evals                                    int
+}
+
+func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
+	cells, err := harness.ReadTableAs(out, "frontier", aggregate)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	cals, err := harness.ReadTableAs(out, "calibration", readCalibration)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	wins := winners(p, cells)
+	sum, err := summary(p, cells)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	for _, t := range []harness.Table{sum, winnersTable(wins), mechanismsTable(p, cals)} {
+		if err := out.WriteTable(t); err != nil {
+			return harness.Section{}, err
+		}
+	}
+	var figs harness.Figures
+	for _, city := range p.Cities {
+		if err := ctx.Err(); err != nil {
+			return harness.Section{}, err
+		}
+		fig, err := frontierFigure(p, city, cells)
+		if err != nil {
+			return harness.Section{}, err
+		}
+		if fig != nil { // nil: no rows for the city
+			figs = append(figs, harness.NamedFigure{Base: "frontier-" + city, Fig: fig})
+		}
+	}
+	md, err := section(p, cells, cals, wins, figs)
+	return harness.Section{Markdown: md, Skipped: append(skipped(cals), unmeasured(p, cells)...), Figures: figs}, err
+}
+
+// unmeasured lists, per city and mechanism, the metrics left out of the
+// frontier (NaN) because the channel ran as an operator on a large grid:
+// the Bayes error, dense by nature, and a tight epsilon the operator
+// cannot give at that size.
+func unmeasured(p *params, cells []*cell) []harness.Skip {
+	var out []harness.Skip
+	seen := map[string]bool{}
+	for _, c := range cells {
+		for _, q := range []struct {
+			name string
+			v    float64
+			why  string
+		}{
+			{"bayes_error", c.bayes, fmt.Sprintf("the Bayes error is a minimum over guesses for every report, O(|Y| |X|^2) = %.3g operations at most on the dense channel: not computed above that on the structured channels (grids of %d cells or more)",
+				mechanism.BayesErrorMaxOps, kernels.DenseOpCells)},
+			{"tight_epsilon", c.eps, "the exact tight epsilon of this structured channel is a brute force over pairs of inputs, too large at this size (it is at most the mechanism's claim)"},
+		} {
+			key := c.city + "\x00" + c.mech + "\x00" + q.name
+			if !math.IsNaN(q.v) || seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, harness.Skip{
+				Figure: fmt.Sprintf("frontier.csv %s (%s, %s)", q.name, c.city, c.mech),
+				Reason: q.why,
+			})
+		}
+	}
+	return out
+}
+
+// skipped lists the levels a mechanism could not be calibrated to (or
+// not run at), which are missing from the frontier figure.
+func skipped(cals []calRow) []harness.Skip {
+	var out []harness.Skip
+	for _, c := range cals {
+		if c.status != "ok" && c.status != "jump" {
+			out = append(out, harness.Skip{
+				Figure: fmt.Sprintf("frontier-%s (%s, %s %s)", c.city, c.mech, c.cal, harness.FormatFloat(c.level)),
+				Reason: c.status,
+			})
+		}
+	}
+	return out
+}
+
+func summary(p *params, cells []*cell) (harness.Table, error) {
+	sum := harness.NewTable("frontier_summary", "city", "mechanism", "calibration", "level", "parameter",
+		"sims", "emd_mean", "emd_sd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
+		"identification_A", "identification_A_map", "emd_mean_m", "emd_sd_m", "avg_distortion_m", "bayes_error_m")
+	for _, c := range cells {
+		ds, err := p.Dataset(c.city, p.Rows)
+		if err != nil {
+			return harness.Table{}, err
+		}
+		m := func(v float64) string { return param.Metres(ds, v) }
+		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM,
+			m(c.emdMean), m(c.emdSD), m(c.dist), m(c.bayes))
+	}
+	return *sum, nil
+}
+
+func winnersTable(wins []winner) harness.Table {
+	wt := harness.NewTable("winners", "city", "calibration", "level", "criterion", "better",
+		"winner", "value", "runner_up", "runner_up_value", "mechanisms")
+	for _, w := range wins {
+		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n)
+	}
+	return *wt
+}
+
+// aggregate groups the frontier rows by (city, mechanism, calibration,
+// level) in table (plan) order.
+func aggregate(t *harness.Table) ([]*cell, error) {
+	rd, err := t.Reader("city", "mechanism", "calibration", "level", "parameter", "emd", "avg_distortion", "mutual_information",
+		"tight_epsilon", "bayes_error", "identification_A", "identification_A_map")
+	if err != nil {
+		return nil, err
+	}
+	var cells []*cell
+	index := map[string]*cell{}
+	for i := range t.Rows {
+		key := strings.Join([]string{rd.Str(i, "city"), rd.Str(i, "mechanism"), rd.Str(i, "calibration"), rd.Str(i, "level")}, "\x00")
+		c, ok := index[key]
+		if !ok {
+			c = &cell{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), cal: rd.Str(i, "calibration"), level: rd.Float(i, "level"),
+				param: rd.Float(i, "parameter"), dist: rd.Float(i, "avg_distortion"), mi: rd.Float(i, "mutual_information"),
+				eps: rd.Float(i, "tight_epsilon"), bayes: rd.Float(i, "bayes_error"), idA: rd.Float(i, "identification_A"),
+				idAM: rd.Float(i, "identification_A_map")}
+			index[key] = c
+			cells = append(cells, c)
+		}
+		c.emd = append(c.emd, rd.Float(i, "emd"))
+	}
+	if err := rd.Err(); err != nil {
+		return nil, err
+	}
+	for _, c := range cells {
+		c.emdMean, c.emdSD, _ = harness.MeanSD(c.emd)
+	}
+	return cells, nil
+}
+
+func readCalibration(t *harness.Table) ([]calRow, error) {
+	rd, err := t.Reader("city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
+		"input_grid", "output_grid", "lp_solver")
+	if err != nil {
+		return nil, err
+	}
+	var rows []calRow
+	for i := range t.Rows {
+		rows = append(rows, calRow{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), cal: rd.Str(i, "calibration"),
+			status: rd.Str(i, "status"), in: rd.Str(i, "input_grid"), out: rd.Str(i, "output_grid"), solver: rd.Str(i, "lp_solver"),
+			level: rd.Float(i, "level"), param: rd.Float(i, "parameter"), value: rd.Float(i, "value"), evals: rd.Int(i, "evals")})
+	}
+	return rows, rd.Err()
+}
+
+// mechanismsTable lists, per city and mechanism, the grids and the
+// literature (one row per mechanism as the jobs named it).
+func mechanismsTable(p *params, cals []calRow) harness.Table {
+	t := harness.NewTable("mechanisms", "city", "mechanism", "parameter", "input_grid", "output_grid", "lp_solver", "reference")
+	seen := map[string]bool{}
+	for _, c := range cals {
+		key := c.city + "\x00" + c.mech
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		ref, param := "", ""
+		for _, e := range p.reg.Entries() {
+			if m := newMechanism(p, c.city, e); slices.Contains(p.Mechanisms, e.Name) && m.Info().Name == c.mech {
+				ref, param = m.Info().Reference, m.Info().Param
+			}
+		}
+		t.Add(c.city, c.mech, param, c.in, c.out, c.solver, ref)
+	}
+	return *t
+}
+
+// winner is the best mechanism for one (city, calibration, level,
+// criterion).
+type winner struct {
+	city, cal, criterion, better string
+	level                        float64
+	winner, runnerUp             string
+	value, runnerValue           float64
+	n                            int
+}
+
+// criteria lists what is compared at each footing and which way is
+// better: utility (EMD, distortion) lower, privacy (Bayes error) higher,
+// leakage (MI) lower.
+func criteria(cal string) [][2]string {
+	switch cal {
+	case "eps":
+		return [][2]string{{"emd", "lower"}, {"avg_distortion", "lower"}, {"bayes_error", "higher"}}
+	case "distortion":
+		return [][2]string{{"emd", "lower"}, {"bayes_error", "higher"}, {"mutual_information", "lower"}}
+	}
+	return [][2]string{{"emd", "lower"}, {"avg_distortion", "lower"}, {"bayes_error", "higher"}}
+}
+
+func winners(p *params, cells []*cell) []winner {
+	var out []winner
+	for _, city := range p.Cities {
+		for _, cal := range p.Calibrations {
+			for _, level := range p.levels(cal).Values() {
+				var all []*cell
+				for _, c := range cells {
+					if c.city == city && c.cal == cal && c.level == level {
+						all = append(all, c)
+					}
+				}
+				for _, cr := range criteria(cal) {
+					// Metrics not measured (NaN: the Bayes error of
+					// operators on large grids) do not compete.
+					var cs []*cell
+					for _, c := range all {
+						if !math.IsNaN(c.metric(cr[0])) {
+							cs = append(cs, c)
+						}
+					}
+					if len(cs) == 0 {
+						continue
+					}
+					sorted := append([]*cell(nil), cs...)
+					sort.SliceStable(sorted, func(i, j int) bool {
+						a, b := sorted[i].metric(cr[0]), sorted[j].metric(cr[0])
+						if cr[1] == "higher" {
+							return a > b
+						}
+						return a < b
+					})
+					w := winner{city: city, cal: cal, criterion: cr[0], better: cr[1], level: level,
+						winner: sorted[0].mech, value: sorted[0].metric(cr[0]), runnerValue: math.NaN(), n: len(cs)}
+					if len(sorted) > 1 {
+						w.runnerUp, w.runnerValue = sorted[1].mech, sorted[1].metric(cr[0])
+					}
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// series are one mechanism's points of a panel, in x order.
+func series(cells []*cell, city string, inCal func(*cell) bool, x, y, yerr func(*cell) float64) []plots.Series {
+	var ss []plots.Series
+	var mechs []string
+	for _, c := range cells {
+		if c.city == city && inCal(c) && !slices.Contains(mechs, c.mech) {
+			mechs = append(mechs, c.mech)
+		}
+	}
+	for _, m := range mechs {
+		var pts []*cell
+		for _, c := range cells {
+			if c.city == city && inCal(c) && c.mech == m && !math.IsNaN(x(c)) && !math.IsNaN(y(c)) &&
+				!math.IsInf(x(c), 0) && !math.IsInf(y(c), 0) {
+				pts = append(pts, c)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sort.SliceStable(pts, func(i, j int) bool { return x(pts[i]) < x(pts[j]) })
+		s := plots.Series{Name: m}
+		for _, c := range pts {
+			s.X = append(s.X, x(c))
+			s.Y = append(s.Y, y(c))
+			if yerr != nil {
+				s.YErr = append(s.YErr, yerr(c))
+			}
+		}
+		ss = append(ss, s)
+	}
+	return ss
+}
+
+// frontierFigure draws a city's frontier: EMD and distortion against
+// tight epsilon, EMD against distortion, and identification of A (or the
+// Bayes error) against tight epsilon. Nil when the city has no rows.
+func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error) {
+	byMech := func(cal string, x, y, yerr func(*cell) float64) []plots.Series {
+		// cal "" takes the levels of every calibration.
+		return series(cells, city, func(c *cell) bool { return cal == "" || c.cal == cal }, x, y, yerr)
+	}
+	emd := func(c *cell) float64 { return c.emdMean }
+	emdSD := func(c *cell) float64 { return c.emdSD }
+	dist := func(c *cell) float64 { return c.dist }
+	// x is the measured quantity, which equals the level except where
+	// calibration hit a jump (status "jump" in calibration.csv). A channel
+	// whose tight epsilon is 0 (the LP's constant channel below its
+	// smallest useful level) has no place on the log axis; it stays in the
+	// tables.
+	tight := func(c *cell) float64 {
+		if c.eps <= 0 {
+			return math.NaN()
+		}
+		return c.eps
+	}
+	var panels []plots.Panel
+	add := func(title, ylabel string, ss []plots.Series, opt plots.LineOptions) {
+		if len(ss) > 0 {
+			opt.Points, opt.YLabel, opt.YFromZero = true, ylabel, true
+			panels = append(panels, plots.Panel{Title: title, Series: ss, Opt: opt})
+		}
+	}
+	epsX := plots.LineOptions{XLabel: "tight epsilon (per cell)", LogX: true}
+	add("Statistical utility at equal tight epsilon", "EMD of the IBU estimate (cells)", byMech("eps", tight, emd, emdSD), epsX)
+	add("Quality of service at equal tight epsilon", "average distortion (cells)", byMech("eps", tight, dist, nil), epsX)
+	// Every level of every calibration is a (distortion, EMD) point of
+	// the mechanism, so the frontier uses them all.
+	add("Utility against quality of service (all levels)", "EMD of the IBU estimate (cells)", byMech("", dist, emd, emdSD),
+		plots.LineOptions{XLabel: "average distortion (cells)"})
+	if _, ok := p.aCells[city]; ok {
+		add("Identification of A on the island prior", "identification of A (posterior)", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), epsX)
+	} else {
+		add("Bayes adversary's error at equal tight epsilon", "Bayes adversary error (cells)", byMech("eps", tight, func(c *cell) float64 { return c.bayes }, nil), epsX)
+	}
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", p.Title(city)), panels, 2)
+	if err != nil {
+		return nil, fmt.Errorf("frontier figure %s: %w", city, err)
+	}
+	return fig, nil
+}

@@ -1,0 +1,355 @@
+package mechanisms
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+
+	"privic/datasets"
+	"privic/harness"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels"
+	"privic/kernels/mechanism"
+)
+
+// Kind returns the mechanisms kind over the mechanisms this project
+// provides (mechanism.Builtin).
+func Kind() harness.Kind { return WithRegistry(builtin()) }
+
+// builtin is the registry of mechanism.Builtin.
+func builtin() *mechanism.Registry {
+	reg, err := mechanism.NewRegistry(mechanism.Builtin()...)
+	if err != nil {
+		panic(err) // the built-in table is checked by the mechanism package's tests
+	}
+	return reg
+}
+
+// WithRegistry returns the mechanisms kind over the mechanisms of reg:
+// params.mechanisms accepts their names and defaults to all of them.
+func WithRegistry(reg *mechanism.Registry) harness.Kind {
+	return harness.Typed[*params, job](def{reg})
+}
+
+type def struct{ reg *mechanism.Registry }
+
+func (d def) About() harness.About {
+	// With lp.solver = "auto" the LP rows depend on whether GLPK is
+	// compiled in, so the build is part of the version: stored results of
+	// one build are not reused by the other.
+	version := "1"
+	if mechanism.SolverAvailable(mechanism.SolverGLPK) {
+		version += "+glpk"
+	}
+	return harness.About{
+		Name: "mechanisms",
+		Describe: "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") +
+			"), calibrated to equal tight epsilon, distortion or mutual information",
+		Tables:  []string{"frontier", "calibration", "frontier_summary", "winners", "mechanisms"},
+		Figures: []string{"frontier-<city>"},
+		Skips:   true,
+		Version: version + ".1",
+	}
+}
+
+func (d def) NewParams() *params { return defaultParams(d.reg) }
+
+// job is one (city, mechanism, calibration, level).
+type job struct {
+	p           *params
+	ds          *datasets.Dataset // read-only, shared by the city's jobs
+	mech        string
+	calibration string
+	level       float64
+}
+
+func jobKey(city, mech, cal string, level float64) string {
+	return "city=" + city + "/mechanism=" + mech + "/calibration=" + cal + "/level=" + harness.FormatFloat(level)
+}
+
+// Plan makes one job per (city, mechanism, calibration, level), in that
+// nesting order.
+func (def) Plan(p *params) ([]harness.Work[job], error) {
+	all, err := p.Load()
+	var jobs []harness.Work[job]
+	for _, ds := range all {
+		for _, m := range p.Mechanisms {
+			for _, cal := range p.Calibrations {
+				for _, l := range p.levels(cal).Values() {
+					jobs = append(jobs, harness.Work[job]{Key: jobKey(ds.Name, m, cal, l), Job: job{p: p, ds: ds, mech: m, calibration: cal, level: l}})
+				}
+			}
+		}
+	}
+	return jobs, err
+}
+
+// EstimateBytes bounds a job's memory. A mechanism with a structured
+// form on a grid of kernels.DenseOpCells cells or more runs on operators:
+// its operator's memory (kernels.BAMemory, kernels.LaplaceOpMemory, the
+// planar table), a dozen vectors of the grids for calibration, IBU and
+// identification, the EMD's arcs, and the dense channel where the Bayes
+// error is computed on it (mechanism.BayesErrorMaxOps). Otherwise a few
+// dense channels over the widest output grid plus the EMD solver's arcs.
+func (def) EstimateBytes(j job) int64 {
+	g := j.ds.Grid
+	m := int64(g.Len())
+	wide := g.Widen(j.p.LapWiden)
+	n := int64(wide.Len())
+	e, err := j.p.reg.Lookup(j.mech)
+	if err != nil || !useOperators(newMechanism(j.p, j.ds.Name, e), g) {
+		return 8*4*m*n + 64*m*m
+	}
+	out := g
+	if e.WideOutput {
+		out = wide
+	}
+	var op int64
+	switch e.New(j.p.options()).(type) {
+	case mechanism.BA:
+		op = kernels.BAMemory(g)
+	case mechanism.LAP:
+		op = kernels.LaplaceOpMemory(g, out)
+	default: // RR in closed form; the planar table, about 9 entries a cell and their logarithms
+		op = 2 * 8 * 9 * int64(max(g.Len(), out.Len()))
+	}
+	// Two operators live at once (the calibrated one and the last tried,
+	// or the one on the island prior); the EMD's arcs as in ba-vs-lap.
+	arcs := 8 * (m / 2) * ((m + 1) / 2)
+	b := 2*op + 8*12*(m+int64(out.Len())) + 2*arcs
+	if float64(out.Len())*float64(m)*float64(m) <= mechanism.BayesErrorMaxOps {
+		b += 2 * kernels.DenseChannelMemory(g, out)
+	}
+	return b
+}
+
+// useOperators says whether mechanism m runs on operators on grid g: it
+// has a structured form, and g is large enough for the kernels to use it
+// (below kernels.DenseOpCells cells they use dense channels, and so does
+// the kind, for the bits of the paper's results).
+func useOperators(m mechanism.Mechanism, g kernels.Grid) bool {
+	_, ok := m.(mechanism.Operator)
+	return ok && g.Len() >= kernels.DenseOpCells
+}
+
+// setup is a mechanism ready to run on a city.
+type setup struct {
+	m        mechanism.Mechanism
+	in, out  kernels.Grid
+	lpSolver string // "" unless the mechanism solves an LP
+	lpRows   int
+	skip     string // non-empty: why the job cannot run
+	ops      bool   // run on the mechanism's operators
+}
+
+// newMechanism makes the mechanism of the registry entry e as the
+// parameters set it up for city: with the spec's options, and on blocks of
+// the grid where e asks for coarsening.
+func newMechanism(p *params, city string, e mechanism.Entry) mechanism.Mechanism {
+	m := e.New(p.options())
+	if k := p.coarsen(city); e.Coarsen && k > 1 {
+		m = mechanism.Coarsened{Base: m, Factor: k}
+	}
+	return m
+}
+
+// build makes the mechanism of name for grid g.
+func build(p *params, city, name string, g kernels.Grid) setup {
+	s := setup{in: g, out: g}
+	e, err := p.reg.Lookup(name)
+	if err != nil {
+		s.skip = err.Error()
+		return s
+	}
+	s.m = newMechanism(p, city, e)
+	if e.WideOutput {
+		s.out = g.Widen(p.LapWiden)
+	}
+	s.ops = useOperators(s.m, g)
+	if lp, ok := s.m.(mechanism.LP); ok {
+		if size := lp.LPSize(s.in, s.out); size.Constraints > 0 {
+			s.lpSolver, s.lpRows = size.Solver, size.Constraints
+			if limit := p.lpLimit(s.lpSolver); s.lpRows > limit {
+				s.skip = fmt.Sprintf("LP on the %v grid has %d constraints, above the limit %d for solver %s (params.lp.max_constraints, params.lp.coarsen; build with -tags glpk for the sparse solver)",
+					size.Grid, s.lpRows, limit, s.lpSolver)
+			}
+		}
+	}
+	return s
+}
+
+var frontierHeader = []string{"city", "mechanism", "calibration", "level", "parameter", "emd", "avg_distortion",
+	"mutual_information", "tight_epsilon", "bayes_error", "identification_A", "sim", "identification_A_map",
+	"emd_m", "avg_distortion_m", "bayes_error_m"}
+
+var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "parameter_name", "parameter", "value",
+	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
+
+func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
+	p, ds := j.p, j.ds
+	s := build(p, ds.Name, j.mech, ds.Grid)
+	frontier := harness.NewTable("frontier", frontierHeader...)
+	cal := harness.NewTable("calibration", calibrationHeader...)
+	name, paramName := j.mech, ""
+	if s.m != nil {
+		name, paramName = s.m.Info().Name, s.m.Info().Param
+	}
+	calRow := func(param, value float64, evals int, status string) {
+		lpRows := ""
+		if s.lpSolver != "" {
+			lpRows = fmt.Sprint(s.lpRows)
+		}
+		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
+	}
+	if s.skip != "" {
+		calRow(math.NaN(), math.NaN(), 0, "skipped: "+s.skip)
+		return []harness.Table{*frontier, *cal}, nil
+	}
+	res, err := calibrate(ctx, j, s)
+	if errors.Is(err, mechanism.ErrOutOfReach) {
+		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
+		return []harness.Table{*frontier, *cal}, nil
+	}
+	if errors.Is(err, mechanism.ErrIntractable) {
+		calRow(math.NaN(), math.NaN(), 0, "refused: "+err.Error())
+		return []harness.Table{*frontier, *cal}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	status := "ok"
+	if res.Jump {
+		// The quantity jumps over the level (LP vertices switch); the
+		// channel on the private side of the jump is measured, and its
+		// metric columns show where it landed.
+		status = "jump"
+	}
+	calRow(res.Param, res.Value, res.Evals, status)
+	if err := measure(ctx, j, s, res, rng, frontier); err != nil {
+		return nil, err
+	}
+	return []harness.Table{*frontier, *cal}, nil
+}
+
+// calibrate finds the mechanism's parameter at the job's level.
+func calibrate(ctx context.Context, j job, s setup) (*mechanism.Calibration, error) {
+	target, err := mechanism.ParseTarget(j.calibration)
+	if err != nil {
+		return nil, err
+	}
+	method, err := mechanism.ParseMethod(j.p.CalibrationMethod)
+	if err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return mechanism.Calibrate(s.m, s.in, s.out, j.ds.Prior(), target, j.level,
+		mechanism.CalibrateOptions{RelTol: j.p.CalibrationTol, Method: method, AcceptJump: true, Operators: s.ops})
+}
+
+// measure adds the calibrated channel's frontier rows: its metrics, the
+// identification of A, and the utility of every simulation.
+func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) error {
+	p, ds := j.p, j.ds
+	var ch kernels.ChannelOp = res.Channel
+	prior := ds.Prior()
+	var met mechanism.Metrics
+	var err error
+	if s.ops {
+		// The metrics the operator cannot give at this size (the Bayes
+		// error, dense by nature, above mechanism.BayesErrorMaxOps) are
+		// NaN; Finish lists them as skipped.
+		ch = res.Op
+		met, _, err = mechanism.MeasureOpOf(s.m.(mechanism.Operator), res.Param, prior, ch)
+	} else {
+		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
+	}
+	if err != nil {
+		return err
+	}
+	idPost, idMAP := math.NaN(), math.NaN()
+	if a, ok := p.aCells[ds.Name]; ok {
+		if idPost, idMAP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
+			return err
+		}
+	}
+	for sim := 0; sim < p.Sims; sim++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
+		emd, err := utility(r, ds, prior, ch, p.IBUIterations)
+		if err != nil {
+			return fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
+		}
+		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
+			met.TightEps, met.BayesError, idPost, sim, idMAP,
+			param.Metres(ds, emd), param.Metres(ds, met.AvgDistortion), param.Metres(ds, met.BayesError))
+	}
+	return nil
+}
+
+// identification measures A on the island prior. Prior-dependent
+// mechanisms are rebuilt for the island prior at the calibrated parameter
+// (the parameter, not the level, is what a deployment fixes).
+func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, param float64, ch kernels.ChannelOp) (post, mapProb float64, err error) {
+	idx, err := a.Index(ds.Grid, "a."+ds.Name)
+	if err != nil {
+		return 0, 0, err
+	}
+	island, err := datasets.Island(ds.Grid, ds.Prior(), p.Island.Options(ds, idx))
+	if err != nil {
+		return 0, 0, fmt.Errorf("island prior of %s: %w", ds.Name, err)
+	}
+	if s.ops {
+		ich := ch
+		if s.m.Info().PriorDependent {
+			if ich, err = s.m.(mechanism.Operator).Op(s.in, s.out, island, param); err != nil {
+				return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
+			}
+		}
+		return mechanism.IdentificationOp(island, ich, idx)
+	}
+	ich := ch.(*kernels.Channel)
+	if s.m.Info().PriorDependent {
+		if ich, err = s.m.Channel(s.in, s.out, island, param); err != nil {
+			return 0, 0, fmt.Errorf("channel on the island prior: %w", err)
+		}
+	}
+	return mechanism.Identification(island, ich, idx)
+}
+
+// utility obfuscates every check-in of ds with ch, estimates the prior
+// with IBU from uniform and returns the EMD of the estimate to prior. A
+// dense channel goes through the dense kernels (kernels.ObfuscateOp and
+// IBUOp hand it to them), an operator through its structured form.
+func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch kernels.ChannelOp, ibuIters int) (float64, error) {
+	reports, err := kernels.ObfuscateOp(r, ds.Counts, ch)
+	if err != nil {
+		return 0, fmt.Errorf("obfuscate: %w", err)
+	}
+	n := 0
+	for _, v := range reports {
+		n += v
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("no reports")
+	}
+	q := make([]float64, len(reports))
+	for y, v := range reports {
+		q[y] = float64(v) / float64(n)
+	}
+	est, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
+	if err != nil {
+		return 0, fmt.Errorf("IBU: %w", err)
+	}
+	d, err := kernels.EMD(ds.Grid, est, ds.Grid, prior)
+	if err != nil {
+		return 0, fmt.Errorf("EMD: %w", err)
+	}
+	return d, nil
+}

@@ -1,0 +1,108 @@
+package report
+
+import (
+	"fmt"
+	"strings"
+
+	"privic/harness"
+)
+
+// reportData is what report.md.tmpl shows.
+type reportData struct {
+	Names    []string
+	Sections []string
+	Claims   [][]string
+	Counts   string // "n claims checked: ..."
+	Skipped  [][]string
+	Facts    [][]string
+	Total    string // total wall and job time
+	Machine  string // where the first manifest ran ("" when none)
+}
+
+func markdown(exps []*experiment) (string, error) {
+	var d reportData
+	for _, x := range exps {
+		d.Names = append(d.Names, "`"+x.Name+"`")
+		s := strings.TrimSpace(x.Section.Markdown)
+		switch {
+		case s == "":
+			s = fmt.Sprintf("## %s\n\n(This experiment wrote no section.md; its tables are in `%s/`.)", x.Name, x.Name)
+		case !strings.HasPrefix(s, "## "):
+			s = "## " + x.Name + "\n\n" + s
+		}
+		d.Sections = append(d.Sections, s)
+	}
+	d.Claims, d.Counts = claims(exps)
+	for _, x := range exps {
+		for _, s := range x.Section.Skipped {
+			d.Skipped = append(d.Skipped, []string{"`" + x.Name + "`", s.Figure, oneLine(s.Reason)})
+		}
+	}
+	d.Facts, d.Total, d.Machine = runFacts(exps)
+	t, err := harness.Templates(templates, nil, "report.md.tmpl")
+	if err != nil {
+		return "", err
+	}
+	return harness.Render(t, "report.md.tmpl", d)
+}
+
+// claims is the table of every claim checked, and its count by verdict.
+func claims(exps []*experiment) ([][]string, string) {
+	var rows [][]string
+	count := map[string]int{}
+	for _, x := range exps {
+		for _, c := range x.Section.Claims {
+			count[c.Verdict]++
+			rows = append(rows, []string{"`" + x.Name + "`", oneLine(c.Claim), oneLine(c.Evidence), "**" + c.Verdict + "**"})
+		}
+	}
+	s := fmt.Sprintf("%d claims checked: %d reproduced, %d partly, %d not reproduced",
+		len(rows), count[harness.Reproduced], count[harness.Partly], count[harness.NotReproduced])
+	if other := len(rows) - count[harness.Reproduced] - count[harness.Partly] - count[harness.NotReproduced]; other > 0 {
+		s += fmt.Sprintf(", %d with another verdict", other)
+	}
+	return rows, s + "."
+}
+
+// runFacts is the table of where and how long each experiment ran, the
+// totals, and the machine of the first manifest.
+func runFacts(exps []*experiment) (rows [][]string, total, machine string) {
+	sig := harness.FormatSig
+	wall, jobs := 0.0, 0.0
+	var env *harness.Manifest
+	for _, x := range exps {
+		m := x.Manifest
+		if m == nil {
+			note := "no manifest.json"
+			if len(x.Problems) > 0 {
+				note += "; " + strings.Join(x.Problems, "; ")
+			}
+			rows = append(rows, []string{"`" + x.Name + "`", "-", "-", "-", "-", "-", "-", oneLine(note)})
+			continue
+		}
+		if env == nil {
+			env = m
+		}
+		jobSum := 0.0
+		for _, j := range m.Jobs {
+			jobSum += j.Seconds
+		}
+		wall += m.WallSeconds
+		jobs += jobSum
+		hash := m.SpecHash
+		if len(hash) > 12 {
+			hash = hash[:12]
+		}
+		rows = append(rows, []string{"`" + x.Name + "`", m.Kind, fmt.Sprintf("%d (%d computed, %d reused)", len(m.Jobs), m.JobsComputed, m.JobsReused),
+			sig(m.WallSeconds, 3), sig(jobSum, 3), sig(m.FinishSeconds, 3), "`" + hash + "`", oneLine(strings.Join(x.Problems, "; "))})
+	}
+	total = fmt.Sprintf("Total wall time of the experiments: %s s (job time summed: %s s).", sig(wall, 3), sig(jobs, 3))
+	if env != nil {
+		dirty := ""
+		if env.GitDirty != nil && *env.GitDirty {
+			dirty = " (with uncommitted changes)"
+		}
+		machine = fmt.Sprintf("Machine: %s, %d CPUs, %s %s/%s; commit %s%s.", env.CPU, env.NumCPU, env.GoVersion, env.GOOS, env.GOARCH, env.GitCommit, dirty)
+	}
+	return rows, total, machine
+}

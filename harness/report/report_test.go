@@ -1,0 +1,135 @@
+package report
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"privic/harness"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func writeManifest(t *testing.T, dir string, m harness.Manifest) {
+	t.Helper()
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(dir, "manifest.json"), string(b))
+}
+
+func TestReportAssemblesSectionsClaimsSkippedAndRunFacts(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "ba-vs-lap", "section.md"),
+		"## Utility\n\n![Fig. 3a](fig3a.png) and [table](./utility.csv), [paper](https://example.org/x.png), [top](#claims)\n")
+	writeFile(t, filepath.Join(dir, "ba-vs-lap", "claims.csv"),
+		"claim,evidence,verdict\n\"BA beats LAP, sometimes\",\"beta = {0.6, 0.8}\",partly\n")
+	writeFile(t, filepath.Join(dir, "elastic", "section.md"), "## Elastic\n\n<img src=\"fig2a.png\">\n")
+	writeFile(t, filepath.Join(dir, "elastic", "claims.csv"), "claim,evidence,verdict\nelastic,\"P = 1% | 2%\",reproduced\n")
+	writeFile(t, filepath.Join(dir, "datasets", "section.md"), "## Data\n")
+	writeFile(t, filepath.Join(dir, "datasets", "skipped.csv"), "figure,reason\nfig6a,no raw points\n")
+	writeFile(t, filepath.Join(dir, "zeta", "section.md"), "no heading here\n")
+	writeFile(t, filepath.Join(dir, "alpha", "notes.txt"), "not an experiment")
+	writeManifest(t, filepath.Join(dir, "ba-vs-lap"), harness.Manifest{Name: "ba-vs-lap", Kind: "ba-vs-lap", SpecHash: strings.Repeat("ab", 32), WallSeconds: 1.5,
+		FinishSeconds: 0.25, JobsComputed: 2, Jobs: []harness.JobTiming{{Key: "a", Seconds: 1}, {Key: "b", Seconds: 2}}})
+	// Two experiments of one kind sit together, in name order; a second
+	// elastic experiment has a manifest nobody can read.
+	writeManifest(t, filepath.Join(dir, "datasets"), harness.Manifest{Name: "datasets", Kind: "datasets"})
+	writeManifest(t, filepath.Join(dir, "elastic"), harness.Manifest{Name: "elastic", Kind: "elastic"})
+	writeManifest(t, filepath.Join(dir, "elastic-2"), harness.Manifest{Name: "elastic-2", Kind: "elastic"})
+	writeFile(t, filepath.Join(dir, "zeta", "manifest.json"), "{not json")
+
+	if err := Write(dir, []string{"datasets", "elastic", "ba-vs-lap"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got)
+	// The kinds' order, then experiments of no listed kind by name.
+	order := []string{"## Data", "## Elastic", "## elastic-2", "## Utility", "## zeta", "## Claims", "## Skipped figures", "## Run facts"}
+	last := -1
+	for _, h := range order {
+		i := strings.Index(s, h)
+		if i < 0 {
+			t.Fatalf("%s lacks %q:\n%s", MarkdownFile, h, s)
+		}
+		if i < last {
+			t.Errorf("%q out of order", h)
+		}
+		last = i
+	}
+	contains(t, MarkdownFile, s,
+		// Links point into the experiments' directories; others stay.
+		"](ba-vs-lap/fig3a.png)", "](ba-vs-lap/utility.csv)", "](https://example.org/x.png)", "](#claims)",
+		`src="elastic/fig2a.png"`,
+		"(This experiment wrote no section.md; its tables are in `elastic-2/`.)",
+		"| `ba-vs-lap` | BA beats LAP, sometimes | beta = {0.6, 0.8} | **partly** |",
+		`P = 1% \| 2%`, // a pipe inside a cell is escaped
+		"2 claims checked: 1 reproduced, 1 partly, 0 not reproduced",
+		"| `datasets` | fig6a | no raw points |",
+		"| `ba-vs-lap` | ba-vs-lap | 2 (2 computed, 0 reused) | 1.5 | 3 | 0.25 | `abababababab` |",
+		"manifest.json unreadable")
+	if strings.Contains(s, "alpha") {
+		t.Error("a directory without section.md or manifest.json was included")
+	}
+	page, err := os.ReadFile(filepath.Join(dir, HTMLFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contains(t, HTMLFile, string(page), `<h2 id="claims">Claims</h2>`, `<img src="ba-vs-lap/fig3a.png" alt="Fig. 3a">`,
+		`<a href="#claims">`, "<table>", "<code>ba-vs-lap</code>", "P = 1% | 2%")
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), ".tmp-") {
+			t.Errorf("temporary file %s left behind", e.Name())
+		}
+	}
+}
+
+// contains checks that text, the file called name, holds every want.
+func contains(t *testing.T, name, text string, wants ...string) {
+	t.Helper()
+	for _, w := range wants {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s lacks %q", name, w)
+		}
+	}
+}
+
+func TestReportMissingDir(t *testing.T) {
+	if err := Write(filepath.Join(t.TempDir(), "nope"), nil); err == nil {
+		t.Error("Write of a missing directory succeeded")
+	}
+}
+
+// TestReportNamesMalformedFiles: a report file of the wrong shape is named
+// in the run facts, and the rest of the experiment is still reported.
+func TestReportNamesMalformedFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "x", "section.md"), "## X\n")
+	writeFile(t, filepath.Join(dir, "x", "skipped.csv"), "city,reason\nparis,none\n")
+	writeManifest(t, filepath.Join(dir, "x"), harness.Manifest{Name: "x", Kind: "k"})
+	if err := Write(dir, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	if !strings.Contains(string(b), "skipped.csv: want header figure,reason") || !strings.Contains(string(b), "## X") {
+		t.Errorf("malformed skipped.csv not reported:\n%s", b)
+	}
+}

@@ -1,0 +1,136 @@
+package harness
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+)
+
+// The report contract: every kind's Finish returns a Section, the harness
+// writes it into the experiment's directory (section.md, claims.csv,
+// skipped.csv) and ReadSection reads it back for the report. These three
+// files have no other writer or reader.
+const (
+	sectionFile = "section.md"
+	claimsFile  = "claims.csv"
+	skippedFile = "skipped.csv"
+)
+
+var (
+	claimsHeader  = []string{"claim", "evidence", "verdict"}
+	skippedHeader = []string{"figure", "reason"}
+)
+
+// Section is what one experiment contributes to the report.
+type Section struct {
+	// Markdown is the experiment's section of REPORT.md, starting with a
+	// level-2 heading ("## ..."). Relative links point into the
+	// experiment's own directory; the report rewrites them.
+	Markdown string
+	// Claims are the paper's claims this experiment checked.
+	Claims []Claim
+	// Skipped are the figures (or parts of them) that could not be drawn.
+	Skipped []Skip
+	// Figures are the figures the section shows, written as <base>.png
+	// and <base>.svg (see WriteFigures).
+	Figures Figures
+}
+
+// Verdicts of a Claim; the report counts claims by these exact strings.
+const (
+	Reproduced    = "reproduced"
+	Partly        = "partly"
+	NotReproduced = "not reproduced"
+)
+
+// Claim is one row of claims.csv: a claim of the paper, the evidence of
+// this run and the verdict (Reproduced, Partly or NotReproduced).
+type Claim struct{ Claim, Evidence, Verdict string }
+
+// Skip is one row of skipped.csv: a figure that was not drawn, and why.
+type Skip struct{ Figure, Reason string }
+
+// CountVerdict is the verdict of a claim checked n times and found true
+// ok times: all of them reproduced, some partly, none not reproduced.
+func CountVerdict(ok, n int) string { return VerdictOf(n > 0 && ok == n, ok > 0) }
+
+// VerdictOf is Reproduced when all holds, else Partly when some does,
+// else NotReproduced.
+func VerdictOf(all, some bool) string {
+	switch {
+	case all:
+		return Reproduced
+	case some:
+		return Partly
+	}
+	return NotReproduced
+}
+
+// ClaimsTable renders claims as a Markdown table (claim, evidence, bold
+// verdict), for sections that show their claims.
+func ClaimsTable(claims []Claim) string {
+	rows := make([][]string, len(claims))
+	for i, c := range claims {
+		rows[i] = []string{c.Claim, c.Evidence, "**" + c.Verdict + "**"}
+	}
+	return MarkdownTable(claimsHeader, rows)
+}
+
+// writeSection writes s into o: section.md when s has Markdown, claims.csv
+// and skipped.csv when s has rows or outputs lists the file (a kind that
+// can skip figures writes the header alone when it skipped none, so that
+// a rerun clears older rows).
+func (o *Output) writeSection(s Section, outputs []string) error {
+	for _, c := range s.Claims {
+		if !slices.Contains([]string{Reproduced, Partly, NotReproduced}, c.Verdict) {
+			return fmt.Errorf("claim %q: verdict %q is not one of %s", c.Claim, c.Verdict, QuoteJoin([]string{Reproduced, Partly, NotReproduced}))
+		}
+	}
+	if s.Markdown == "" && slices.Contains(outputs, sectionFile) {
+		return errors.New("the kind lists section.md among its outputs but returned no section")
+	}
+	if err := o.WriteFigures(s.Figures...); err != nil {
+		return err
+	}
+	if s.Markdown != "" {
+		if err := o.writeReserved(sectionFile, func(w io.Writer) error {
+			_, err := io.WriteString(w, s.Markdown)
+			return err
+		}); err != nil {
+			return err
+		}
+	}
+	if len(s.Claims) > 0 || slices.Contains(outputs, claimsFile) {
+		rows := make([][]string, len(s.Claims))
+		for i, c := range s.Claims {
+			rows[i] = []string{c.Claim, c.Evidence, c.Verdict}
+		}
+		if err := o.writeReserved(claimsFile, csvWriter(claimsHeader, rows)); err != nil {
+			return err
+		}
+	}
+	if len(s.Skipped) > 0 || slices.Contains(outputs, skippedFile) {
+		rows := make([][]string, len(s.Skipped))
+		for i, k := range s.Skipped {
+			rows[i] = []string{k.Figure, k.Reason}
+		}
+		if err := o.writeReserved(skippedFile, csvWriter(skippedHeader, rows)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func csvWriter(header []string, rows [][]string) func(io.Writer) error {
+	return func(w io.Writer) error { return encodeCSV(w, Table{Header: header, Rows: rows}) }
+}
+
+// writeReserved atomically writes one of the harness's own files.
+func (o *Output) writeReserved(name string, write func(io.Writer) error) error {
+	if err := writeFileAtomic(filepath.Join(o.dir, name), write); err != nil {
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}

@@ -1,0 +1,17 @@
+package kernels
+
+import "testing"
+
+// SharedDir exposes sharedDir to the external test package (the scale
+// benchmarks, which need package datasets and so cannot live in package
+// kernels).
+var SharedDir = sharedDir
+
+// CPUTimer exposes cpuTimer (cpu-ns/op) to the external test package.
+type CPUTimer struct{ t cpuTimer }
+
+// StartCPU starts a CPUTimer.
+func StartCPU() CPUTimer { return CPUTimer{startCPU()} }
+
+// Report adds the cpu-ns/op metric to b.
+func (c CPUTimer) Report(b *testing.B) { c.t.report(b) }

@@ -1,0 +1,204 @@
+package mechanism
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"privic/kernels"
+)
+
+// Operator is implemented by mechanisms whose channel has a structured
+// form, a kernels.ChannelOp that applies, samples and measures the
+// channel without its |In| x |Out| matrix: BA (factorised), LAP (a
+// stencil), RR (closed form) and the snapped planar Laplace (translation
+// invariant away from the border). Experiments use it on grids where the
+// dense channel would be too large; mechanisms without it (the optimal
+// LP mechanism) stay dense and keep the dense channel's cap.
+type Operator interface {
+	Mechanism
+	// Op builds the channel Channel(in, out, prior, param) would, as an
+	// operator.
+	Op(in, out kernels.Grid, prior []float64, param float64) (kernels.ChannelOp, error)
+}
+
+// Op implements Operator: the factorised BA channel (see Run).
+func (m BA) Op(in, out kernels.Grid, prior []float64, beta float64) (kernels.ChannelOp, error) {
+	b, err := m.Run(in, out, prior, beta)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Op implements Operator: kernels.LaplaceOp (out must contain in, as the
+// widened grids of the experiments do); the prior is ignored.
+func (m LAP) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
+	info := m.Info()
+	if err := checkParam(info, eps); err != nil {
+		return nil, err
+	}
+	if err := checkGrids(info, in, out); err != nil {
+		return nil, err
+	}
+	op, err := kernels.NewLaplaceOp(in, out, eps)
+	if err != nil {
+		return nil, fmt.Errorf("lap: eps=%v: %w", eps, err)
+	}
+	return op, nil
+}
+
+// Op implements Operator: kernels.RROp; out must equal in, the prior is
+// ignored.
+func (m RR) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
+	info := m.Info()
+	if err := checkParam(info, eps); err != nil {
+		return nil, err
+	}
+	if err := checkGrids(info, in, out); err != nil {
+		return nil, err
+	}
+	return kernels.NewRROp(in, eps)
+}
+
+// opMeasurer is implemented by the operators of this package, which
+// compute their metrics themselves (the kernels' metric functions serve
+// the kernels' operators).
+type opMeasurer interface {
+	AvgDistortion(prior []float64) (float64, error)
+	MutualInformation(prior []float64) (float64, error)
+}
+
+// TargetValueOp is TargetValue for a channel operator: its tight
+// epsilon, average distortion or mutual information (kernels.AvgDistortionOp
+// and kernels.MutualInformationOp, or the operator's own methods).
+func TargetValueOp(t Target, prior []float64, op kernels.ChannelOp) (float64, error) {
+	if op == nil {
+		return 0, fmt.Errorf("channel is nil")
+	}
+	pm, own := op.(opMeasurer)
+	switch t {
+	case TargetEps:
+		return op.TightEpsilon()
+	case TargetDistortion:
+		if own {
+			return pm.AvgDistortion(prior)
+		}
+		return kernels.AvgDistortionOp(prior, op)
+	case TargetMI:
+		if own {
+			return pm.MutualInformation(prior)
+		}
+		return kernels.MutualInformationOp(prior, op)
+	}
+	return 0, fmt.Errorf("unknown target %d", int(t))
+}
+
+// MeasureOp is Measure for a channel operator. The Bayes error, a
+// minimum over guesses of products with the distance matrix for every
+// report (O(|Y| |X|^2)), is dense by nature: it is NaN here, and so is a
+// tight epsilon the operator cannot give at its size (an error wrapping
+// ErrIntractable); skipped lists why.
+func MeasureOp(prior []float64, op kernels.ChannelOp) (m Metrics, skipped []string, err error) {
+	if m.AvgDistortion, err = TargetValueOp(TargetDistortion, prior, op); err != nil {
+		return m, nil, fmt.Errorf("measure: %w", err)
+	}
+	if m.MutualInformation, err = TargetValueOp(TargetMI, prior, op); err != nil {
+		return m, nil, fmt.Errorf("measure: %w", err)
+	}
+	m.TightEps, err = op.TightEpsilon()
+	if errors.Is(err, ErrIntractable) {
+		m.TightEps = math.NaN()
+		skipped = append(skipped, err.Error())
+	} else if err != nil {
+		return m, nil, fmt.Errorf("measure: %w", err)
+	}
+	in, out := op.Grids()
+	m.BayesError = math.NaN()
+	skipped = append(skipped, fmt.Sprintf("Bayes error on %v -> %v: a minimum over %d guesses for each of %d reports, O(|Y| |X|^2) = %.3g operations: %v",
+		in, out, in.Len(), out.Len(), float64(out.Len())*float64(in.Len())*float64(in.Len()), ErrIntractable))
+	return m, skipped, nil
+}
+
+// BayesErrorMaxOps bounds the work of a Bayes error on the dense channel
+// (|Y| |X|^2 multiply-adds, about 10 s): MeasureOpOf computes it up to
+// there and leaves it out above.
+const BayesErrorMaxOps = 1e10
+
+// MeasureOpOf is MeasureOp for the operator that mechanism m built at
+// parameter p, with the Bayes error, genuinely dense, computed on m's
+// dense channel (kernels.BayesError) where its O(|Y| |X|^2) work stays
+// within BayesErrorMaxOps.
+func MeasureOpOf(m Operator, p float64, prior []float64, op kernels.ChannelOp) (Metrics, []string, error) {
+	met, skipped, err := MeasureOp(prior, op)
+	if err != nil {
+		return met, nil, err
+	}
+	in, out := op.Grids()
+	if float64(out.Len())*float64(in.Len())*float64(in.Len()) > BayesErrorMaxOps {
+		return met, skipped, nil
+	}
+	ch, err := m.Channel(in, out, prior, p)
+	if err != nil {
+		return met, nil, fmt.Errorf("measure: %w", err)
+	}
+	if met.BayesError, err = kernels.BayesError(prior, ch); err != nil {
+		return met, nil, fmt.Errorf("measure: %w", err)
+	}
+	return met, skipped[:len(skipped)-1], nil
+}
+
+// IdentificationOp is Identification for a channel operator: the
+// columns C e_y one at a time (from the operator's Column method when it
+// has one, as PlanarOp does), O(|X| |Y|) time at best and O(|X| + |Y|)
+// memory.
+func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {
+	if op == nil {
+		return 0, 0, fmt.Errorf("identification: channel is nil")
+	}
+	in, out := op.Grids()
+	if err := checkPrior("identification", in, prior); err != nil {
+		return 0, 0, err
+	}
+	m, n := in.Len(), out.Len()
+	if a < 0 || a >= m {
+		return 0, 0, fmt.Errorf("identification: cell %d outside the %d cells of %v", a, m, in)
+	}
+	e := make([]float64, n)
+	col := make([]float64, m)
+	cols, direct := op.(interface{ Column(dst []float64, y int) })
+	for y := range n {
+		if direct {
+			cols.Column(col, y)
+		} else {
+			e[y] = 1
+			err := op.Apply(col, e)
+			e[y] = 0
+			if err != nil {
+				return 0, 0, fmt.Errorf("identification: column %d: %w", y, err)
+			}
+		}
+		ca := col[a]
+		if ca == 0 {
+			continue
+		}
+		q, best := 0.0, 0.0
+		for x, c := range col {
+			v := prior[x] * c
+			q += v
+			best = math.Max(best, v)
+		}
+		va := prior[a] * ca
+		posterior += ca * va / q
+		if va >= best*(1-1e-12) {
+			ties := 0
+			for x, c := range col {
+				if prior[x]*c >= best*(1-1e-12) {
+					ties++
+				}
+			}
+			mapProb += ca / float64(ties)
+		}
+	}
+	return posterior, mapProb, nil
+}

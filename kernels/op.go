@@ -1,0 +1,442 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// ChannelOp is a channel as an operator: what IBU, GIBU, obfuscation and
+// the metrics need from a mechanism, without an |In| x |Out| matrix
+// unless the channel is one. Implementations:
+//
+//   - *Channel: the dense matrix, for any mechanism (|In| |Out| memory);
+//   - *BAChannel: the Blahut-Arimoto channel in its factorised form
+//     C = diag(1/Z) K diag(c), O(m) memory;
+//   - *LaplaceOp: the discrete planar Laplace mechanism on a base or
+//     widened grid, C = diag(1/Z) K restricted to the output cells;
+//   - *RROp: k-ary randomized response, in closed form.
+//
+// The structured forms apply K with kprod: FFT products on large grids,
+// every entry within 4e-10 relative of the exact sum (see kprod), the
+// stencil's direct product (exact to rounding) on small ones.
+//
+// Vectors are non-negative (distributions, counts, ratios of them); the
+// relative accuracy of the structured products rests on it.
+//
+// On grids below 1,024 cells (the paper's) the package-level functions
+// (ObfuscateOp, IBUOp, GIBUOp, MarginalOp and the metrics) hand a
+// structured operator's dense channel, built once, to the dense functions:
+// there the matrix is small, and the results are those of the dense path
+// bit for bit (the same draws for the same random source), whichever form
+// the caller holds.
+type ChannelOp interface {
+	// Grids returns the input and output grids.
+	Grids() (in, out Grid)
+	// Apply sets dst = C v: dst[x] = sum_y C[x,y] v[y], for v >= 0 over
+	// the output grid and dst over the input grid.
+	Apply(dst, v []float64) error
+	// ApplyT sets dst = C^T u: dst[y] = sum_x u[x] C[x,y], for u >= 0
+	// over the input grid and dst over the output grid.
+	ApplyT(dst, u []float64) error
+	// Sample adds to out (over the output grid) the reports of k
+	// check-ins at input cell x: one Multinomial(k, C[x,:]) draw.
+	Sample(rng *rand.Rand, x, k int, out []int) error
+	// TightEpsilon is the smallest eps for which the channel is
+	// eps-geo-indistinguishable (see TightEps).
+	TightEpsilon() (float64, error)
+}
+
+// checkApply checks the lengths and entries of an Apply or ApplyT call.
+func checkApply(name string, dst, v []float64, nDst, nV int) error {
+	if len(dst) != nDst {
+		return fmt.Errorf("%s: dst has %d entries, want %d", name, len(dst), nDst)
+	}
+	if len(v) != nV {
+		return fmt.Errorf("%s: input has %d entries, want %d", name, len(v), nV)
+	}
+	for i, x := range v {
+		if !(x >= 0) || math.IsInf(x, 1) {
+			return fmt.Errorf("%s: input[%d] = %v: entries must be finite and >= 0", name, i, x)
+		}
+	}
+	return nil
+}
+
+func checkSample(rng *rand.Rand, x, k, nIn int, out []int, nOut int) error {
+	switch {
+	case rng == nil:
+		return fmt.Errorf("sample: rng is nil")
+	case x < 0 || x >= nIn:
+		return fmt.Errorf("sample: input cell %d: want 0 to %d", x, nIn-1)
+	case k < 0:
+		return fmt.Errorf("sample: %d check-ins: must be >= 0", k)
+	case len(out) != nOut:
+		return fmt.Errorf("sample: out has %d entries, want %d", len(out), nOut)
+	}
+	return nil
+}
+
+// Grids implements ChannelOp.
+func (c *Channel) Grids() (in, out Grid) { return c.In, c.Out }
+
+// Apply implements ChannelOp: dst[x] = <C[x,:], v>.
+func (c *Channel) Apply(dst, v []float64) error {
+	if err := checkApply("apply", dst, v, c.In.Len(), c.Out.Len()); err != nil {
+		return err
+	}
+	for x := range dst {
+		dst[x] = dotUnroll(c.Row(x), v)
+	}
+	return nil
+}
+
+// ApplyT implements ChannelOp: dst = sum_x u[x] C[x,:].
+func (c *Channel) ApplyT(dst, u []float64) error {
+	if err := checkApply("apply transpose", dst, u, c.Out.Len(), c.In.Len()); err != nil {
+		return err
+	}
+	clear(dst)
+	for x, w := range u {
+		if w != 0 {
+			axpyUnroll(w, c.Row(x), dst)
+		}
+	}
+	return nil
+}
+
+// Sample implements ChannelOp with the methods of Obfuscate.
+func (c *Channel) Sample(rng *rand.Rand, x, k int, out []int) error {
+	if err := checkSample(rng, x, k, c.In.Len(), out, c.Out.Len()); err != nil {
+		return err
+	}
+	n := c.Out.Len()
+	if k < categoricalFactor*n {
+		orderedCategorical(rng, k, c.Row(x), out, make([]float64, k))
+	} else {
+		sequentialBinomials(rng, k, c.Row(x), out, make([]float64, n))
+	}
+	return nil
+}
+
+// TightEpsilon implements ChannelOp with the brute force (see TightEps).
+func (c *Channel) TightEpsilon() (float64, error) { return TightEps(c) }
+
+// smallDenser is implemented by the structured operators: smallDense
+// returns their dense channel (built once) when their grids are below
+// fftMinCells cells, and nil otherwise.
+type smallDenser interface {
+	smallDense() *Channel
+}
+
+// denseOf returns the channel the dense functions should use for op, or
+// nil when op is to be used as an operator.
+func denseOf(op ChannelOp) *Channel {
+	switch c := op.(type) {
+	case *Channel:
+		return c
+	case smallDenser:
+		return c.smallDense()
+	}
+	return nil
+}
+
+// DenseOpCells is the grid size below which the package's functions use
+// a structured operator in its dense form (see DenseOf): the paper's
+// grids, where the dense path is as fast, keep its results bit for bit.
+const DenseOpCells = fftMinCells
+
+// DenseOf returns the dense channel that the package's functions use for
+// op: op itself when it is a *Channel; for a structured operator on grids
+// below DenseOpCells cells (where the dense path is as fast), its dense form,
+// built once; nil when op is to be used as an operator. Callers that
+// keep a dense code path of their own (for the bits of results made on
+// small grids) dispatch on it the way the package does.
+func DenseOf(op ChannelOp) *Channel {
+	if op == nil {
+		return nil
+	}
+	return denseOf(op)
+}
+
+// obfuscator is implemented by operators that draw all occupied cells at
+// once faster than cell by cell.
+type obfuscator interface {
+	obfuscate(rng *rand.Rand, counts []int, out []int) error
+}
+
+// ObfuscateOp is Obfuscate for any channel operator: counts[x] check-ins
+// at each input cell x report independently through op; the result is
+// the report counts over the output grid, one Multinomial(counts[x],
+// C[x,:]) draw per occupied cell. On a *Channel it is Obfuscate (the same
+// draws for the same rng state); structured channels draw without
+// materialising any row (see factorSampler).
+func ObfuscateOp(rng *rand.Rand, counts []int, op ChannelOp) ([]int, error) {
+	if rng == nil {
+		return nil, fmt.Errorf("obfuscate: rng is nil")
+	}
+	if op == nil {
+		return nil, fmt.Errorf("obfuscate: channel is nil")
+	}
+	if ch := denseOf(op); ch != nil {
+		return Obfuscate(rng, counts, ch)
+	}
+	in, out := op.Grids()
+	if len(counts) != in.Len() {
+		return nil, fmt.Errorf("obfuscate: counts has %d entries, want %d (channel input %v)", len(counts), in.Len(), in)
+	}
+	for x, k := range counts {
+		if k < 0 {
+			return nil, fmt.Errorf("obfuscate: counts[%d] = %d: must be >= 0", x, k)
+		}
+	}
+	rep := make([]int, out.Len())
+	if o, ok := op.(obfuscator); ok {
+		if err := o.obfuscate(rng, counts, rep); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	}
+	for x, k := range counts {
+		if k > 0 {
+			if err := op.Sample(rng, x, k, rep); err != nil {
+				return nil, fmt.Errorf("obfuscate: %w", err)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// OpBatch is one set of reports for GIBUOp: the channel that produced them
+// and the report counts (or any non-negative weights) over its output.
+type OpBatch struct {
+	Op     ChannelOp
+	Counts []float64
+}
+
+// IBUOp is IBU for any channel operator: on a *Channel it is IBU, on a
+// *BAChannel BAChannel.IBU; on other operators each iteration is
+//
+//	den = C^T theta,  theta' = theta .* C(q ./ den),
+//
+// renormalised, with the zero handling of IBU (reports with q(y) = 0 or
+// den(y) = 0 are skipped; if none is left IBU returns an error). When some
+// den(y) is below 1e-280 the ratios are scaled by the smallest one, so
+// that none overflows (the update does not depend on their scale).
+func IBUOp(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	if op == nil {
+		return nil, 0, fmt.Errorf("ibu: channel is nil")
+	}
+	if ch := denseOf(op); ch != nil {
+		return IBU(ch, q, start, cfg)
+	}
+	if b, ok := op.(*BAChannel); ok {
+		return b.IBU(q, start, cfg)
+	}
+	_, out := op.Grids()
+	if err := checkDist("ibu: report distribution q", q, out.Len()); err != nil {
+		return nil, 0, err
+	}
+	return gibuOps("ibu", []OpBatch{{op, q}}, start, cfg)
+}
+
+// GIBUOp is GIBU for channel operators (see GIBU and IBUOp). When every
+// batch has a dense form (a *Channel, or a small structured operator) it
+// is GIBU on those.
+func GIBUOp(batches []OpBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	dense := make([]Batch, len(batches))
+	for t, b := range batches {
+		var ch *Channel
+		if b.Op != nil {
+			ch = denseOf(b.Op)
+		}
+		if ch == nil {
+			dense = nil
+			break
+		}
+		dense[t] = Batch{Channel: ch, Counts: b.Counts}
+	}
+	if dense != nil {
+		return GIBU(dense, start, cfg)
+	}
+	return gibuOps("gibu", batches, start, cfg)
+}
+
+func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	maxIter, converge, err := cfg.limits()
+	if err != nil {
+		return nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(batches) == 0 {
+		return nil, 0, fmt.Errorf("%s: no batches", name)
+	}
+	var in Grid
+	total := 0.0
+	for t, b := range batches {
+		if b.Op == nil {
+			return nil, 0, fmt.Errorf("%s: batch %d: channel is nil", name, t)
+		}
+		bin, bout := b.Op.Grids()
+		if t == 0 {
+			in = bin
+		} else if bin != in {
+			return nil, 0, fmt.Errorf("%s: batch %d: channel input %v differs from batch 0's %v", name, t, bin, in)
+		}
+		n, err := checkWeights("counts", b.Counts, bout.Len())
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: batch %d: %w", name, t, err)
+		}
+		total += n
+	}
+	m := in.Len()
+	theta := make([]float64, m)
+	if start == nil {
+		setStart(theta, nil)
+	} else {
+		if err := checkDist(name+": start", start, m); err != nil {
+			return nil, 0, err
+		}
+		copy(theta, start)
+	}
+	prev := make([]float64, m)
+	s := make([]float64, m)
+	acc := make([]float64, m)
+	dens := make([][]float64, len(batches))
+	for t, b := range batches {
+		_, bout := b.Op.Grids()
+		dens[t] = make([]float64, bout.Len())
+	}
+	for it := 1; it <= maxIter; it++ {
+		copy(prev, theta)
+		clear(acc)
+		// den_t = C_t^T theta for every batch first: the ratios share one
+		// scale, dmin when some den is tiny, so that none overflows.
+		dmin := 1.0
+		explained := false
+		for t, b := range batches {
+			if err := b.Op.ApplyT(dens[t], theta); err != nil {
+				return nil, it, fmt.Errorf("%s: batch %d: %w", name, t, err)
+			}
+			for y, d := range dens[t] {
+				if b.Counts[y] > 0 && d > 0 {
+					explained = true
+					dmin = min(dmin, d)
+				}
+			}
+		}
+		if !explained {
+			return nil, it, fmt.Errorf("%s: %w", name, errUnexplained)
+		}
+		if dmin > 1e-280 {
+			dmin = 1
+		}
+		for t, b := range batches {
+			den := dens[t]
+			for y, d := range den {
+				v := 0.0
+				if cnt := b.Counts[y]; cnt > 0 && d > 0 {
+					v = cnt / total * (dmin / d)
+				}
+				den[y] = v
+			}
+			if err := b.Op.Apply(s, den); err != nil {
+				return nil, it, fmt.Errorf("%s: batch %d: %w", name, t, err)
+			}
+			for x, v := range s {
+				acc[x] += v
+			}
+		}
+		for x := range theta {
+			theta[x] *= acc[x]
+		}
+		if sum := normalize(theta); !(sum > 0) || math.IsInf(sum, 1) {
+			return nil, it, fmt.Errorf("%s: %w", name, errUnexplained)
+		}
+		if converge && maxAbsDiff(theta, prev) < cfg.Delta {
+			return theta, it, nil
+		}
+	}
+	return theta, maxIter, nil
+}
+
+// MarginalOp returns the report distribution q = prior C.
+func MarginalOp(prior []float64, op ChannelOp) ([]float64, error) {
+	if op == nil {
+		return nil, fmt.Errorf("marginal: channel is nil")
+	}
+	if ch := denseOf(op); ch != nil {
+		return Marginal(prior, ch)
+	}
+	in, out := op.Grids()
+	if err := checkDist("marginal: prior", prior, in.Len()); err != nil {
+		return nil, err
+	}
+	q := make([]float64, out.Len())
+	if err := op.ApplyT(q, prior); err != nil {
+		return nil, fmt.Errorf("marginal: %w", err)
+	}
+	return q, nil
+}
+
+// opMetrics is implemented by the structured operators.
+type opMetrics interface {
+	avgDistortion(prior []float64) (float64, error)
+	mutualInformation(prior []float64) (float64, error)
+	bayesVulnerability(prior []float64) (float64, error)
+}
+
+// metricsOp validates the prior and finds the metrics of op.
+func metricsOp(name string, prior []float64, op ChannelOp) (opMetrics, error) {
+	if op == nil {
+		return nil, fmt.Errorf("%s: channel is nil", name)
+	}
+	in, _ := op.Grids()
+	if err := checkDist(name+": prior", prior, in.Len()); err != nil {
+		return nil, err
+	}
+	om, ok := op.(opMetrics)
+	if !ok {
+		return nil, fmt.Errorf("%s: not available for %T", name, op)
+	}
+	return om, nil
+}
+
+// AvgDistortionOp is AvgDistortion for any channel operator: on a
+// *Channel the dense sum, on the structured operators a product with the
+// kernel d exp(-k d) (see their methods).
+func AvgDistortionOp(prior []float64, op ChannelOp) (float64, error) {
+	if ch := denseOf(op); ch != nil {
+		return AvgDistortion(prior, ch)
+	}
+	om, err := metricsOp("avg distortion", prior, op)
+	if err != nil {
+		return 0, err
+	}
+	return om.avgDistortion(prior)
+}
+
+// MutualInformationOp is MutualInformation for any channel operator.
+func MutualInformationOp(prior []float64, op ChannelOp) (float64, error) {
+	if ch := denseOf(op); ch != nil {
+		return MutualInformation(prior, ch)
+	}
+	om, err := metricsOp("mutual information", prior, op)
+	if err != nil {
+		return 0, err
+	}
+	return om.mutualInformation(prior)
+}
+
+// BayesVulnerabilityOp is BayesVulnerability for any channel operator.
+// (BayesError, a minimum over guesses of products with the distance
+// matrix, costs O(|Y| |X|^2) and is offered for dense channels only.)
+func BayesVulnerabilityOp(prior []float64, op ChannelOp) (float64, error) {
+	if ch := denseOf(op); ch != nil {
+		return BayesVulnerability(prior, ch)
+	}
+	om, err := metricsOp("bayes vulnerability", prior, op)
+	if err != nil {
+		return 0, err
+	}
+	return om.bayesVulnerability(prior)
+}

@@ -1,0 +1,678 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// islandPrior is islandVec normalised: a distribution with a deserted
+// block.
+func islandPrior(rng *rand.Rand, R, C int) []float64 {
+	p := islandVec(rng, R, C)
+	s := 0.0
+	for _, v := range p {
+		s += v
+	}
+	for i := range p {
+		p[i] /= s
+	}
+	return p
+}
+
+// closeVec reports the first entry where got and want differ by more than
+// tol relative (plus 1e-300 absolute: the dense channels flush subnormal
+// entries), or -1.
+func closeVec(got, want []float64, tol float64) int {
+	for i := range want {
+		if !(math.Abs(got[i]-want[i]) <= tol*math.Abs(want[i])+1e-300) {
+			return i
+		}
+	}
+	return -1
+}
+
+// rrChannel is randomized response written out from its definition.
+func rrChannel(g Grid, eps float64) *Channel {
+	ch, _ := NewChannel(g, g)
+	k := float64(g.Len())
+	p := math.Exp(eps) / (math.Exp(eps) + k - 1)
+	q := 1 / (math.Exp(eps) + k - 1)
+	for x := 0; x < g.Len(); x++ {
+		row := ch.Row(x)
+		for y := range row {
+			row[y] = q
+		}
+		row[x] = p
+	}
+	return ch
+}
+
+type opCase struct {
+	name  string
+	op    ChannelOp
+	dense *Channel
+}
+
+// opCases builds BA, LAP (base and widened) and RR operators with their
+// dense channels, on a grid below the FFT threshold and one above it.
+func opCases(t *testing.T, rng *rand.Rand) []opCase {
+	t.Helper()
+	var cases []opCase
+	for _, sz := range [][2]int{{5, 7}, {32, 36}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		prior := islandPrior(rng, g.Rows, g.Cols)
+		for _, beta := range []float64{0.3, 1.5} {
+			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, opCase{fmt.Sprintf("ba %v beta=%v", g, beta), b, b.Channel()})
+		}
+		for _, w := range []int{0, 3} {
+			out := g.Widen(w)
+			lap, err := NewLaplaceOp(g, out, 0.8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dense, err := Laplace(g, out, 0.8)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cases = append(cases, opCase{fmt.Sprintf("lap %v -> %v", g, out), lap, dense})
+		}
+		rr, err := NewRROp(g, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cases = append(cases, opCase{fmt.Sprintf("rr %v", g), rr, rrChannel(g, 2)})
+	}
+	return cases
+}
+
+// TestOpsMatchDense: every operator agrees with its dense channel: the
+// products C v and C^T u entry by entry (1e-9 relative), the tight
+// epsilon (against the brute force), the metrics, the marginal and IBU.
+func TestOpsMatchDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(71, 72))
+	for _, tc := range opCases(t, rng) {
+		in, out := tc.op.Grids()
+		if in != tc.dense.In || out != tc.dense.Out {
+			t.Fatalf("%s: grids %v -> %v, dense %v -> %v", tc.name, in, out, tc.dense.In, tc.dense.Out)
+		}
+		v := islandVec(rng, out.Rows, out.Cols)
+		u := islandPrior(rng, in.Rows, in.Cols)
+		got, want := make([]float64, in.Len()), make([]float64, in.Len())
+		if err := tc.op.Apply(got, v); err != nil {
+			t.Fatal(err)
+		}
+		tc.dense.Apply(want, v)
+		if i := closeVec(got, want, 1e-9); i >= 0 {
+			t.Errorf("%s: (C v)[%d] = %v, dense %v", tc.name, i, got[i], want[i])
+		}
+		gotT, wantT := make([]float64, out.Len()), make([]float64, out.Len())
+		if err := tc.op.ApplyT(gotT, u); err != nil {
+			t.Fatal(err)
+		}
+		tc.dense.ApplyT(wantT, u)
+		if i := closeVec(gotT, wantT, 1e-9); i >= 0 {
+			t.Errorf("%s: (C^T u)[%d] = %v, dense %v", tc.name, i, gotT[i], wantT[i])
+		}
+		eps, err := tc.op.TightEpsilon()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The brute force is O(|X|^2 |Y|): on the large grid use the
+		// O(|X| |Y|) exponential form, itself checked against the brute
+		// force in TestTightEpsExp.
+		var brute float64
+		switch {
+		case in.Len() <= 64:
+			brute, err = TightEps(tc.dense)
+		case tc.name[:2] == "rr":
+			brute, err = TightEps(tc.dense)
+		default:
+			k := 0.8
+			if b, ok := tc.op.(*BAChannel); ok {
+				k = b.Beta
+			}
+			brute, err = TightEpsExp(tc.dense, k)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !relClose(eps, brute, 1e-9) {
+			t.Errorf("%s: tight eps %v, dense %v", tc.name, eps, brute)
+		}
+		for _, m := range []struct {
+			name     string
+			op       func([]float64, ChannelOp) (float64, error)
+			dense    func([]float64, *Channel) (float64, error)
+			tol, abs float64
+		}{
+			{"distortion", AvgDistortionOp, AvgDistortion, 1e-9, 0},
+			{"mutual information", MutualInformationOp, MutualInformation, 0, 1e-9},
+			{"bayes vulnerability", BayesVulnerabilityOp, BayesVulnerability, 1e-9, 0},
+		} {
+			g, err := m.op(u, tc.op)
+			if err != nil {
+				t.Fatalf("%s: %s: %v", tc.name, m.name, err)
+			}
+			w, err := m.dense(u, tc.dense)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(g-w) > m.tol*math.Abs(w)+m.abs {
+				t.Errorf("%s: %s %v, dense %v", tc.name, m.name, g, w)
+			}
+		}
+		q, err := MarginalOp(u, tc.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		qd, _ := Marginal(u, tc.dense)
+		if i := closeVec(q, qd, 1e-9); i >= 0 {
+			t.Errorf("%s: marginal[%d] = %v, dense %v", tc.name, i, q[i], qd[i])
+		}
+		// IBU compounds the products' errors over its iterations.
+		est, _, err := IBUOp(tc.op, q, nil, IBUConfig{Iterations: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		estD, _, err := IBU(tc.dense, qd, nil, IBUConfig{Iterations: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(est, estD); d > 1e-9 {
+			t.Errorf("%s: IBU estimates differ by %.3g", tc.name, d)
+		}
+	}
+}
+
+// TestGIBUOp: GIBU over a BA, a LAP and an RR batch equals GIBU on their
+// dense channels.
+func TestGIBUOp(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	cases := opCases(t, rng)
+	for _, pick := range [][]int{{0, 2, 4}, {5, 7, 8, 9}} {
+		var ops []OpBatch
+		var dense []Batch
+		for _, i := range pick {
+			_, out := cases[i].op.Grids()
+			counts := islandVec(rng, out.Rows, out.Cols)
+			ops = append(ops, OpBatch{cases[i].op, counts})
+			dense = append(dense, Batch{cases[i].dense, counts})
+		}
+		got, _, err := GIBUOp(ops, nil, IBUConfig{Iterations: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _, err := GIBU(dense, nil, IBUConfig{Iterations: 6})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d > 1e-10 {
+			t.Errorf("batches %v: GIBU estimates differ by %.3g", pick, d)
+		}
+	}
+}
+
+// TestSampleRows: Sample's draws from single rows match the exact rows
+// (chi-square), for windows that hold most of the row (large beta) and for
+// flat kernels where most draws come from the far envelopes; and a row
+// perturbed by 5% is rejected, so the test has power.
+func TestSampleRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(75, 76))
+	g, _ := NewGrid(24, 30)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	var ops []opCase
+	for _, beta := range []float64{0.05, 0.4, 3} {
+		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ops = append(ops, opCase{fmt.Sprintf("ba beta=%v", beta), b, b.Channel()})
+	}
+	lap, _ := NewLaplaceOp(g, g.Widen(4), 0.3)
+	lapD, _ := Laplace(g, g.Widen(4), 0.3)
+	rr, _ := NewRROp(g, 1)
+	ops = append(ops, opCase{"lap widened", lap, lapD}, opCase{"rr", rr, rrChannel(g, 1)})
+	const k = 200000
+	for _, tc := range ops {
+		_, out := tc.op.Grids()
+		for _, x := range []int{0, g.Len() / 2, g.Len() - 1, g.Index(3, 4)} {
+			rep := make([]int, out.Len())
+			if err := tc.op.Sample(rng, x, k, rep); err != nil {
+				t.Fatal(err)
+			}
+			obs, exp := make([]float64, len(rep)), make([]float64, len(rep))
+			n := 0
+			for y, c := range rep {
+				obs[y] = float64(c)
+				n += c
+				exp[y] = k * tc.dense.Row(x)[y]
+			}
+			if n != k {
+				t.Fatalf("%s row %d: %d draws, want %d", tc.name, x, n, k)
+			}
+			chiSquareOK(t, fmt.Sprintf("%s row %d", tc.name, x), obs, exp)
+			// Power: a row with a fifth of its largest entry's mass spread
+			// over the others is rejected wherever that shift is large.
+			bad := append([]float64(nil), exp...)
+			top := 0
+			for y, e := range exp {
+				if e > exp[top] {
+					top = y
+				}
+			}
+			shift := 0.2 * exp[top]
+			for y := range bad {
+				if y != top {
+					bad[y] += shift * exp[y] / (k - exp[top])
+				}
+			}
+			bad[top] -= shift
+			stat, df := pearson(obs, bad)
+			crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - gofAlpha)
+			if 0.05*exp[top] > 3*crit && stat <= crit {
+				t.Errorf("%s row %d: a perturbed row is not rejected (chi-square %.1f <= %.1f)", tc.name, x, stat, crit)
+			}
+		}
+	}
+}
+
+// TestObfuscateOpMatchesDense: obfuscating through the structured BA
+// channel and through its dense matrix give the same distribution of
+// reports (a chi-square test of homogeneity on the pooled counts of many
+// repetitions), on a grid of 1,080 cells (the FFT path).
+func TestObfuscateOpMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(77, 78))
+	g, _ := NewGrid(30, 36)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	counts := make([]int, g.Len())
+	for x, p := range prior {
+		counts[x] = int(p * 30000)
+	}
+	b, err := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := b.Channel()
+	const reps = 20
+	a, d := make([]float64, g.Len()), make([]float64, g.Len())
+	for range reps {
+		ra, err := ObfuscateOp(rng, counts, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Obfuscate(rng, counts, dense)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for y := range ra {
+			a[y] += float64(ra[y])
+			d[y] += float64(rd[y])
+		}
+	}
+	// Homogeneity of two samples of equal size: expected counts are the
+	// pooled halves; (a - e)^2/e + (d - e)^2/e = (a - d)^2 / (a + d).
+	stat, bins := 0.0, 0
+	var pa, pd float64
+	for y := range a {
+		if a[y]+d[y] < 10 {
+			pa += a[y]
+			pd += d[y]
+			continue
+		}
+		stat += (a[y] - d[y]) * (a[y] - d[y]) / (a[y] + d[y])
+		bins++
+	}
+	if pa+pd > 0 {
+		stat += (pa - pd) * (pa - pd) / (pa + pd)
+		bins++
+	}
+	crit := distuv.ChiSquared{K: float64(bins - 1)}.Quantile(1 - gofAlpha)
+	if stat > crit {
+		t.Errorf("structured and dense obfuscation differ: chi-square %.1f > %.1f (df %d)", stat, crit, bins-1)
+	}
+}
+
+// TestBALargeMatchesDirect: BA on a grid that takes the FFT path equals BA
+// with direct products: after one iteration to 1e-9 (each product is
+// certified to 4e-10), after ten to 1e-8 (the iterations compound the
+// errors); the tight epsilon to 1e-9. With a deserted block and a large
+// beta the linear domain fails and both runs end in the log domain.
+func TestBALargeMatchesDirect(t *testing.T) {
+	rng := rand.New(rand.NewPCG(79, 80))
+	g, _ := NewGrid(34, 38)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	for _, beta := range []float64{0.05, 0.7, 3, 80} {
+		for _, iters := range []int{1, 10} {
+			var fast, slow BAWorkspace
+			slow.kp = newKProd(g.Rows, g.Cols, beta, false)
+			slow.kp.useFFT = false
+			bf, err := fast.BA(g, prior, BAConfig{Beta: beta, Iterations: iters})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bs, err := slow.ba(g, prior, BAConfig{Beta: beta, Iterations: iters}, bf.logDomain)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tol := 1e-9
+			if iters > 1 {
+				tol = 1e-8
+			}
+			if i := closeVec(bf.Marginal, bs.Marginal, tol); i >= 0 {
+				t.Errorf("beta=%v %d iterations (log %v): c[%d] = %v, direct %v", beta, iters, bf.logDomain, i, bf.Marginal[i], bs.Marginal[i])
+			}
+			if i := closeVec(bf.LogZ(), bs.LogZ(), tol); i >= 0 {
+				t.Errorf("beta=%v %d iterations: ln Z[%d] = %v, direct %v", beta, iters, i, bf.LogZ()[i], bs.LogZ()[i])
+			}
+			if e, w := bf.TightEps(), bs.TightEps(); !relClose(e, w, 1e-9) {
+				t.Errorf("beta=%v %d iterations: tight eps %v, direct %v", beta, iters, e, w)
+			}
+			if beta == 80 && iters == 10 && !bf.logDomain {
+				t.Errorf("beta=%v: the large grid stayed in the linear domain", beta)
+			}
+		}
+	}
+	// Convergence mode: the same stopping iteration and change.
+	var fast, slow BAWorkspace
+	slow.kp = newKProd(g.Rows, g.Cols, 1.2, false)
+	slow.kp.useFFT = false
+	cfg := BAConfig{Beta: 1.2, Delta: 1e-6}
+	bf, err := fast.BA(g, prior, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bs, _ := slow.BA(g, prior, cfg)
+	if bf.Iterations != bs.Iterations || !relClose(bf.Change, bs.Change, 1e-6) {
+		t.Errorf("convergence: %d iterations, change %v; direct %d, %v", bf.Iterations, bf.Change, bs.Iterations, bs.Change)
+	}
+}
+
+// TestIBUOnBALarge: the factorised IBU on the FFT path equals dense IBU on
+// the materialised channel in both stopping modes; its log-domain
+// iteration equals dense IBU where neither underflows; and when a report
+// lies deep in a deserted block (den(y) below denTiny, where the dense
+// channel's entries flush to zero), the log-domain result equals IBU
+// written from the definition in the log domain.
+func TestIBUOnBALarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	g, _ := NewGrid(32, 40)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	for _, beta := range []float64{0.4, 2, 25} {
+		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch := b.Channel()
+		q, _ := Marginal(prior, ch)
+		for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 300}} {
+			want, wi, err := IBU(ch, q, prior, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, gi, err := b.IBU(q, prior, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); d > 1e-8 || (cfg.Iterations > 0 && gi != wi) {
+				t.Errorf("beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", beta, cfg, d, gi, wi)
+			}
+		}
+		if beta < 25 {
+			var w IBUWorkspace
+			got := make([]float64, g.Len())
+			if _, err := w.ibuLogBA(got, b, q, prior, 10, false, 0); err != nil {
+				t.Fatal(err)
+			}
+			want, _, _ := IBU(ch, q, prior, IBUConfig{Iterations: 10})
+			if d := maxAbsDiff(got, want); d > 1e-9 {
+				t.Errorf("beta=%v: log-domain and dense IBU differ by %.3g", beta, d)
+			}
+			continue
+		}
+		corner := make([]float64, g.Len())
+		corner[0] = 0.5
+		for i := range q {
+			corner[i] += 0.5 * q[i]
+		}
+		got, _, err := b.IBU(corner, prior, IBUConfig{Iterations: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := plainLogIBU(b, corner, prior, 4)
+		if d := maxAbsDiff(got, want); d > 1e-9 {
+			t.Errorf("beta=%v, report in the deserted block: IBU and the log-domain definition differ by %.3g", beta, d)
+		}
+	}
+}
+
+// plainLogIBU is IBU on a BA channel written from the definition in the
+// log domain, ln C[x,y] = ln c(y) - beta d(x,y) - ln Z(x), with O(m^2)
+// log-sum-exps per iteration.
+func plainLogIBU(b *BAChannel, q, start []float64, iters int) []float64 {
+	g := b.Grid
+	m := g.Len()
+	lz := b.LogZ()
+	lc := make([]float64, m)
+	for y := range lc {
+		lc[y] = log(b.Marginal[y])
+		if b.logDomain {
+			lc[y] = b.logc[y]
+		}
+	}
+	lC := func(x, y int) float64 { return lc[y] - b.Beta*Dist(g, x, g, y) - lz[x] }
+	theta := append([]float64(nil), start...)
+	for range iters {
+		next := make([]float64, m)
+		for y := range m {
+			if q[y] == 0 {
+				continue
+			}
+			mx := math.Inf(-1)
+			for x := range m {
+				if theta[x] > 0 {
+					mx = max(mx, log(theta[x])+lC(x, y))
+				}
+			}
+			if mx == math.Inf(-1) {
+				continue
+			}
+			s := 0.0
+			for x := range m {
+				if theta[x] > 0 {
+					s += math.Exp(log(theta[x]) + lC(x, y) - mx)
+				}
+			}
+			lden := mx + math.Log(s)
+			for x := range m {
+				if theta[x] > 0 {
+					next[x] += q[y] * math.Exp(log(theta[x])+lC(x, y)-lden)
+				}
+			}
+		}
+		normalize(next)
+		theta = next
+	}
+	return theta
+}
+
+// TestOpErrors: bad arguments to the operators are refused with a one-line
+// error, never a panic.
+func TestOpErrors(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	g, _ := NewGrid(4, 5)
+	m := g.Len()
+	b, _ := BA(g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
+	lap, _ := NewLaplaceOp(g, g.Widen(1), 1)
+	rr, _ := NewRROp(g, 1)
+	oneLine := func(name string, err error) {
+		t.Helper()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		} else if strings.ContainsAny(err.Error(), "\n\r") {
+			t.Errorf("%s: multi-line error %q", name, err)
+		}
+	}
+	for _, op := range []ChannelOp{b, lap, rr, b.Channel()} {
+		in, out := op.Grids()
+		name := fmt.Sprintf("%T", op)
+		oneLine(name+" apply short", op.Apply(make([]float64, in.Len()), make([]float64, out.Len()-1)))
+		oneLine(name+" apply dst", op.Apply(make([]float64, in.Len()+1), make([]float64, out.Len())))
+		neg := make([]float64, out.Len())
+		neg[1] = -1
+		oneLine(name+" apply negative", op.Apply(make([]float64, in.Len()), neg))
+		nan := make([]float64, in.Len())
+		nan[0] = math.NaN()
+		oneLine(name+" apply transpose NaN", op.ApplyT(make([]float64, out.Len()), nan))
+		oneLine(name+" sample nil rng", op.Sample(nil, 0, 1, make([]int, out.Len())))
+		oneLine(name+" sample cell", op.Sample(rng, in.Len(), 1, make([]int, out.Len())))
+		oneLine(name+" sample count", op.Sample(rng, 0, -1, make([]int, out.Len())))
+		oneLine(name+" sample out", op.Sample(rng, 0, 1, make([]int, out.Len()+2)))
+		_, err := ObfuscateOp(rng, make([]int, in.Len()+1), op)
+		oneLine(name+" obfuscate counts", err)
+		_, _, err = IBUOp(op, make([]float64, out.Len()), nil, IBUConfig{Iterations: 1})
+		oneLine(name+" ibu zero q", err)
+		_, err = MarginalOp([]float64{1}, op)
+		oneLine(name+" marginal prior", err)
+	}
+	var zero BAChannel
+	oneLine("zero BA apply", zero.Apply(nil, nil))
+	oneLine("zero BA sample", zero.Sample(rng, 0, 1, nil))
+	if _, err := zero.TightEpsilon(); err == nil {
+		t.Error("zero BA channel: tight eps without error")
+	}
+	var zl LaplaceOp
+	oneLine("zero LAP apply", zl.Apply(nil, nil))
+	_, err := NewLaplaceOp(g.Widen(1), g, 1)
+	oneLine("LAP output inside input", err)
+	_, err = NewLaplaceOp(g, g, math.NaN())
+	oneLine("LAP eps NaN", err)
+	_, err = NewRROp(g, 0)
+	oneLine("RR eps 0", err)
+	_, err = NewRROp(Grid{Rows: 0, Cols: 3}, 1)
+	oneLine("RR bad grid", err)
+	_, err = ObfuscateOp(rng, []int{1}, nil)
+	oneLine("obfuscate nil op", err)
+	_, _, err = GIBUOp(nil, nil, IBUConfig{Iterations: 1})
+	oneLine("gibu no batches", err)
+	_, _, err = GIBUOp([]OpBatch{{lap, make([]float64, lap.Out.Len())}, {}}, nil, IBUConfig{Iterations: 1})
+	oneLine("gibu nil op", err)
+	_, err = AvgDistortionOp(uniform(m), fakeOp{rr})
+	oneLine("metrics of an unknown operator", err)
+	big, _ := NewGrid(200, 200)
+	bb, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = bb.Dense()
+	oneLine("dense 200x200 BA channel", err)
+	if bb.Channel() != nil {
+		t.Error("Channel materialised a 40,000-cell channel")
+	}
+}
+
+// fakeOp is an operator the package does not know.
+type fakeOp struct{ ChannelOp }
+
+// TestOpsSmallAreDense: below the FFT threshold the package-level
+// functions give a structured operator's results bit for bit equal to the
+// dense functions on its channel, random draws included.
+func TestOpsSmallAreDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	g, _ := NewGrid(11, 15)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	lap, _ := NewLaplaceOp(g, g.Widen(5), 1.1)
+	lapD, _ := Laplace(g, g.Widen(5), 1.1)
+	rr, _ := NewRROp(g, 1.5)
+	counts := make([]int, g.Len())
+	for x, p := range prior {
+		counts[x] = int(p * 10078)
+	}
+	for _, tc := range []opCase{{"ba", b, b.Channel()}, {"lap", lap, lapD}, {"rr", rr, rrChannel(g, 1.5)}} {
+		got, err := ObfuscateOp(rand.New(rand.NewPCG(1, 2)), counts, tc.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Obfuscate(rand.New(rand.NewPCG(1, 2)), counts, tc.dense)
+		for y := range want {
+			if got[y] != want[y] {
+				t.Fatalf("%s: reports of cell %d: %d, dense %d", tc.name, y, got[y], want[y])
+			}
+		}
+		_, out := tc.op.Grids()
+		q := islandPrior(rng, out.Rows, out.Cols)
+		e1, _, err := IBUOp(tc.op, q, nil, IBUConfig{Iterations: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e2, _, _ := IBU(tc.dense, q, nil, IBUConfig{Iterations: 5})
+		if d := maxAbsDiff(e1, e2); d != 0 && tc.name != "rr" {
+			t.Errorf("%s: IBU differs from dense by %g", tc.name, d)
+		}
+		d1, _ := AvgDistortionOp(prior, tc.op)
+		d2, _ := AvgDistortion(prior, tc.dense)
+		if d1 != d2 && tc.name != "rr" {
+			t.Errorf("%s: distortion %v, dense %v", tc.name, d1, d2)
+		}
+	}
+}
+
+// TestOpsConcurrent: one BA channel and one LAP operator on a large grid
+// serve several goroutines at once (run with -race), with the results of
+// a single goroutine.
+func TestOpsConcurrent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(87, 88))
+	g, _ := NewGrid(32, 40)
+	prior := islandPrior(rng, g.Rows, g.Cols)
+	b, _ := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	lap, _ := NewLaplaceOp(g, g.Widen(2), 0.9)
+	for _, op := range []ChannelOp{b, lap} {
+		in, out := op.Grids()
+		v := islandVec(rng, out.Rows, out.Cols)
+		want := make([]float64, in.Len())
+		if err := op.Apply(want, v); err != nil {
+			t.Fatal(err)
+		}
+		wantEps, _ := op.TightEpsilon()
+		errs := make(chan error, 4)
+		for k := range 4 {
+			go func() {
+				got := make([]float64, in.Len())
+				for range 3 {
+					if err := op.Apply(got, v); err != nil {
+						errs <- err
+						return
+					}
+					if i := closeVec(got, want, 1e-9); i >= 0 {
+						errs <- fmt.Errorf("%T: entry %d: %v, alone %v", op, i, got[i], want[i])
+						return
+					}
+					if e, _ := op.TightEpsilon(); e != wantEps {
+						errs <- fmt.Errorf("%T: tight eps %v, alone %v", op, e, wantEps)
+						return
+					}
+					rep := make([]int, out.Len())
+					if err := op.Sample(rand.New(rand.NewPCG(uint64(k), 1)), 3, 100, rep); err != nil {
+						errs <- err
+						return
+					}
+				}
+				errs <- nil
+			}()
+		}
+		for range 4 {
+			if err := <-errs; err != nil {
+				t.Error(err)
+			}
+		}
+	}
+}

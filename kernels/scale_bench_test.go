@@ -1,0 +1,188 @@
+package kernels_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"privic/datasets"
+	"privic/kernels"
+)
+
+// BenchmarkScale times the kernels on the synthetic hotspot cities with the
+// workloads of the NumPy/POT peer (numpy_kernels.py --sides), so that its
+// medians can be set against the peer's run in the same session:
+//
+//	BA10       10 BA iterations from uniform at beta = 1 on the hotspot prior
+//	IBU10      10 IBU iterations from uniform on that channel's report
+//	           distribution q = prior C (factorised, BAChannel.IBU)
+//	EMD        the exact EMD between the prior and the IBU10 estimate
+//	Obfuscate  all 200,000 check-ins through the BA channel (one exact
+//	           multinomial per occupied cell) and the empirical report
+//	           distribution
+//	TightEps   the tight epsilon of the BA channel
+//
+// Sides 32 to 256 read ../shared/datasets/synthetic/hotspots-<side>.csv
+// (the peer's data; skipped, saying so, without ../shared); BA10 and IBU10
+// also run at 512 and 1024 on cities drawn by datasets.Hotspots. Run one
+// size per process to measure its peak memory, e.g.
+//
+//	go test -c -o /tmp/kernels.test ./kernels
+//	/usr/bin/time -v /tmp/kernels.test -test.run '^$' -test.bench 'BenchmarkScale/BA10/1024$'
+func BenchmarkScale(b *testing.B) {
+	sides := []int{32, 64, 100, 128, 256}
+	big := []int{512, 1024}
+	b.Run("BA10", func(b *testing.B) {
+		for _, side := range append(sides, big...) {
+			b.Run(strconv.Itoa(side), func(b *testing.B) {
+				c := loadScaleCity(b, side)
+				b.ReportAllocs()
+				defer kernels.StartCPU().Report(b)
+				for b.Loop() {
+					if _, err := kernels.BA(c.g, c.prior, kernels.BAConfig{Beta: 1, Iterations: 10}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+	b.Run("IBU10", func(b *testing.B) {
+		for _, side := range append(sides, big...) {
+			b.Run(strconv.Itoa(side), func(b *testing.B) {
+				c := loadScaleCity(b, side)
+				c.channel(b)
+				var ws kernels.IBUWorkspace
+				dst := make([]float64, c.g.Len())
+				b.ReportAllocs()
+				defer kernels.StartCPU().Report(b)
+				for b.Loop() {
+					if _, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, kernels.IBUConfig{Iterations: 10}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+	b.Run("EMD", func(b *testing.B) {
+		for _, side := range sides {
+			b.Run(strconv.Itoa(side), func(b *testing.B) {
+				c := loadScaleCity(b, side)
+				c.channel(b)
+				est, _, err := c.ba.IBU(c.q, nil, kernels.IBUConfig{Iterations: 10})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := kernels.EMD(c.g, c.prior, c.g, est); err != nil {
+					b.Skipf("SKIPPING: EMD at side %d refused: %v", side, err)
+				}
+				b.ReportAllocs()
+				defer kernels.StartCPU().Report(b)
+				for b.Loop() {
+					if _, err := kernels.EMD(c.g, c.prior, c.g, est); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	})
+	b.Run("Obfuscate", func(b *testing.B) {
+		for _, side := range sides {
+			b.Run(strconv.Itoa(side), func(b *testing.B) {
+				c := loadScaleCity(b, side)
+				c.channel(b)
+				rng := rand.New(rand.NewPCG(1, 2))
+				q := make([]float64, c.g.Len())
+				b.ReportAllocs()
+				defer kernels.StartCPU().Report(b)
+				for b.Loop() {
+					rep, err := kernels.ObfuscateOp(rng, c.counts, c.ba)
+					if err != nil {
+						b.Fatal(err)
+					}
+					n := 0
+					for _, v := range rep {
+						n += v
+					}
+					for y, v := range rep {
+						q[y] = float64(v) / float64(n)
+					}
+				}
+			})
+		}
+	})
+	b.Run("TightEps", func(b *testing.B) {
+		for _, side := range sides {
+			b.Run(strconv.Itoa(side), func(b *testing.B) {
+				c := loadScaleCity(b, side)
+				c.channel(b)
+				b.ReportAllocs()
+				defer kernels.StartCPU().Report(b)
+				for b.Loop() {
+					_ = c.ba.TightEps()
+				}
+			})
+		}
+	})
+}
+
+type scaleCity struct {
+	g      kernels.Grid
+	counts []int
+	prior  []float64
+	ba     *kernels.BAChannel
+	q      []float64
+}
+
+// channel adds the BA channel (beta = 1, 10 iterations) and its report
+// distribution q = prior C.
+func (c *scaleCity) channel(b *testing.B) {
+	b.Helper()
+	ba, err := kernels.BA(c.g, c.prior, kernels.BAConfig{Beta: 1, Iterations: 10})
+	if err != nil {
+		b.Fatal(err)
+	}
+	q, err := kernels.MarginalOp(c.prior, ba)
+	if err != nil {
+		b.Fatal(err)
+	}
+	c.ba, c.q = ba, q
+}
+
+// loadScaleCity reads hotspots-<side>.csv from ../shared (sides up to 256)
+// or draws the city with datasets.Hotspots (larger sides).
+func loadScaleCity(b *testing.B, side int) *scaleCity {
+	b.Helper()
+	var counts []int
+	if side > 256 {
+		ds, err := datasets.Hotspots(side)
+		if err != nil {
+			b.Fatal(err)
+		}
+		counts = ds.Counts
+	} else {
+		dir, why := kernels.SharedDir()
+		if dir == "" {
+			b.Skipf("SKIPPING: the hotspot cities need ../shared next to the module root: %s", why)
+		}
+		ds, err := datasets.ReadHotspots(filepath.Join(dir, "datasets", "synthetic", fmt.Sprintf("hotspots-%d.csv", side)), side)
+		if err != nil {
+			b.Skipf("SKIPPING: %v", err)
+		}
+		counts = ds.Counts
+	}
+	g, err := kernels.NewGrid(side, side)
+	if err != nil {
+		b.Fatal(err)
+	}
+	n := 0
+	for _, k := range counts {
+		n += k
+	}
+	prior := make([]float64, len(counts))
+	for i, k := range counts {
+		prior[i] = float64(k) / float64(n)
+	}
+	return &scaleCity{g: g, counts: counts, prior: prior}
+}
