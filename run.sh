@@ -259,6 +259,14 @@ cmd_mutate() {
 	local out=results/mutation
 	mkdir -p "$out"
 	local workers=${PRIVIC_MUTATE_WORKERS:-1}
+	# PRIVIC_MUTATE_RUN restricts every test run (coverage and mutants) to
+	# the tests matching a -run pattern: a package whose whole suite takes
+	# half a minute can then be mutated file by file with the tests that
+	# target that file. A mutant killed only by other tests then counts as
+	# lived (or not covered), so the score is the targeted tests' own.
+	local run=${PRIVIC_MUTATE_RUN:-}
+	local goflags=${GOFLAGS:-}
+	[ -z "$run" ] || goflags="${goflags:+$goflags }-run=$run"
 	local target dir globs name start status=0
 	for target in "${targets[@]}"; do
 		dir=${target%%:*}
@@ -268,10 +276,13 @@ cmd_mutate() {
 		dir=${dir#./}
 		[ -d "$dir" ] || die "mutate: no package directory '$dir'"
 		name=${dir//\//-}
-		echo "== gremlins on ./$dir${globs:+ (files $globs)}, $workers worker(s); log: $out/$name.log"
+		# One report per scope: file scopes of one package do not overwrite
+		# each other.
+		[ -z "$globs" ] || name="$name-$(echo "$globs" | tr -c 'A-Za-z0-9\n' '_')"
+		echo "== gremlins on ./$dir${globs:+ (files $globs)}${run:+ (tests -run $run)}, $workers worker(s); log: $out/$name.log"
 		start=$(date +%s)
 		rm -f "$out/$name.json"
-		if ! "$gremlins" unleash --workers "$workers" --timeout-coefficient 5 --tags "$(tags)" \
+		if ! GOFLAGS=$goflags "$gremlins" unleash --workers "$workers" --timeout-coefficient 5 --tags "$(tags)" \
 			--exclude-files "$(mutate_excludes "$dir" "$globs")" -o "$out/$name.json" "./$dir" >"$out/$name.log" 2>&1; then
 			echo "run.sh: gremlins failed on ./$dir; see $out/$name.log" >&2
 			status=1
@@ -282,7 +293,7 @@ cmd_mutate() {
 			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
 			continue
 		fi
-		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
+		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
 	done
 	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
 	return $status

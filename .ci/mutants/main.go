@@ -218,7 +218,8 @@ func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCou
 	}
 	var stale []mutant
 	for m := range known {
-		if !alive[m] {
+		// A run on some of the package's files says nothing of the others.
+		if _, ran := r.byFile[m.File]; ran && !alive[m] {
 			stale = append(stale, m)
 		}
 	}
