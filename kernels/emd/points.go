@@ -151,7 +151,7 @@ func (s *Solver) netSolve(x, y, a, b []float64, scale float64) (Result, error) {
 	}
 	s.coords(x, y)
 	n, m := len(s.sup), len(s.dem)
-	if s.path == pathSparse || s.path == pathAuto && int64(n)*int64(m) > denseArcs {
+	if s.path == pathSparse || s.path == pathAuto && int64(n)*int64(m) > DenseArcs {
 		if maxc, ok := s.diameter(); ok {
 			return s.solveSparse(maxc)
 		}
@@ -282,12 +282,12 @@ const (
 	pathSparse
 )
 
-// denseArcs is the largest n*m solved with a dense cost matrix; larger
+// DenseArcs is the largest n*m solved with a dense cost matrix; larger
 // Euclidean problems go to the sparse solver. Below about this size the
 // two take about as long (the sparse one pays for its kd-trees and
 // sweeps); the paper's grids (at most 884 cells, so n*m < 2^18) stay on the
 // dense path and keep their results bit for bit.
-const denseArcs = 1 << 18
+const DenseArcs = 1 << 18
 
 // diameter returns the diagonal of the bounding box of the supply and
 // demand points, an upper bound of every arc's cost, and false if squares

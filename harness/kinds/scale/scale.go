@@ -10,8 +10,8 @@
 // ProbeCommand and reads the child's peak resident memory from its
 // resource usage, so that no other job or earlier allocation inflates
 // it. A run that outlasts the budget is stopped and recorded as over
-// budget; a kernel that declines a size (an error, such as the EMD
-// solver's limit on arcs) is recorded as refused, with its reason. Test
+// budget; a kernel that declines a size (an error, such as a memory
+// guard) is recorded as refused, with its reason. Test
 // binaries, which cannot serve the subcommand, run the probe in their
 // own process instead and record no memory.
 package scale
@@ -140,18 +140,28 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // few vectors of the grid, and for the EMD the network simplex's costs
 // between the surpluses and the deficits, which the solver caps at
 // emd.MaxArcs arcs (it refuses larger problems before allocating them).
-// Measured (results/scale, peak resident memory less the 23 MiB a probe
-// holds before its city): BA10 at 1024 x 1024 555 MiB, this says 1.2
-// GiB; EMD at 128 x 128 1.01 GiB, this says 1.02 GiB.
+// Problems above emd.DenseArcs arcs go to the sparse solver, whose arcs
+// grow as O(m k) for k nearest neighbours per cell: emdSparseBytes per
+// cell bounds what it allocated on the hotspot cities (1.0 KiB per cell
+// at 128 x 128, 1.2 KiB at 256 x 256). Measured (results/scale, peak
+// resident memory less the 23 MiB a probe holds before its city): BA10
+// at 1024 x 1024 555 MiB, this says 1.2 GiB.
 func (def) EstimateBytes(j job) int64 {
 	g := kernels.Grid{Rows: j.side, Cols: j.side}
 	m := int64(g.Len())
 	b := kernels.BAMemory(g) + 8*8*m
 	if j.kernel == "EMD" {
-		b += 2 * 8 * min((m/2)*((m+1)/2), emd.MaxArcs)
+		if arcs := (m / 2) * ((m + 1) / 2); arcs <= emd.DenseArcs {
+			b += 2 * 8 * arcs
+		} else {
+			b += emdSparseBytes * m
+		}
 	}
 	return b
 }
+
+// emdSparseBytes is the sparse EMD solver's allowance per cell.
+const emdSparseBytes = 2048
 
 // EstimateCost implements harness.CostEstimator (scheduling only): the
 // larger grids first.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,12 +42,16 @@ func TestExecProbe(t *testing.T) {
 	}
 }
 
-// The probe's outcomes: refused with the kernel's reason (the EMD solver's
-// limit on arcs), over budget, and bad arguments.
+// The probe's outcomes: refused with the reason (here a city file that
+// does not parse), over budget, and bad arguments.
 func TestProbeOutcomes(t *testing.T) {
-	r := probe(request{Kernel: "EMD", Side: 256, Budget: 60, Repeats: 1}, nil)
-	if !strings.HasPrefix(r.Status, "refused: ") || !strings.Contains(r.Status, "arcs") {
-		t.Errorf("EMD at 256: %q", r.Status)
+	bad := filepath.Join(t.TempDir(), "hotspots-8.csv")
+	if err := os.WriteFile(bad, []byte("row,col,count\n0,0,many\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := probe(request{Kernel: "EMD", Side: 8, Budget: 60, Repeats: 1, Hotspots: bad}, nil)
+	if !strings.HasPrefix(r.Status, "refused: ") || !strings.Contains(r.Status, "hotspots-8.csv") || len(r.Seconds) != 0 {
+		t.Errorf("EMD on a bad city file: %+v", r)
 	}
 	r = probe(request{Kernel: "BA10", Side: 64, Budget: 1e-9, Repeats: 3}, nil)
 	if !strings.HasPrefix(r.Status, "over budget: ") || len(r.Seconds) != 0 {
