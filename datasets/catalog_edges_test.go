@@ -1,6 +1,7 @@
 package datasets_test
 
 import (
+	"math"
 	"testing"
 
 	"privic/datasets"
@@ -39,5 +40,48 @@ func TestCatalogExtentIgnoresZeroWeights(t *testing.T) {
 	}
 	if r := ds.Frame.Region; r != (datasets.Box{LatMin: 0, LatMax: 0.001, LonMin: 0, LonMax: 0.002}) || ds.N != 3 {
 		t.Errorf("extent %v with %d check-ins, want the box of the two weighted points and 3", r, ds.N)
+	}
+}
+
+// TestPresetDescription: a loaded preset carries the city's title, its
+// frame and cell size (Paris: cells of 0.005 x 0.0075 degrees, about
+// 556 x 549 m at 48.9 N) and its named places.
+func TestPresetDescription(t *testing.T) {
+	d, err := datasets.Presets().Load("paris", datasets.HeaderQuirk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	city, _ := datasets.Lookup("paris")
+	if d.Title != "Paris" || !d.Preset || d.Frame.Region != city.Box || len(d.Places) != len(city.Places) || len(d.Places) == 0 {
+		t.Errorf("title %q, preset %v, region %v, places %v; want Paris, a preset, %v and %v", d.Title, d.Preset, d.Frame.Region, d.Places, city.Box, city.Places)
+	}
+	mLat, mLon := datasets.MetresPerDegree((city.Box.LatMin + city.Box.LatMax) / 2)
+	if h, w := d.CellHeightM, d.CellWidthM; math.Abs(h-city.LatStep*mLat) > 1e-6*h || math.Abs(w-city.LonStep*mLon) > 1e-6*w || math.Abs(d.CellM-math.Sqrt(h*w)) > 1e-6*d.CellM {
+		t.Errorf("cells %v x %v m (%v), want %v x %v", h, w, d.CellM, city.LatStep*mLat, city.LonStep*mLon)
+	}
+}
+
+// TestPresetReadStats: what loading a preset says it read, against the
+// raw files' line counts (Paris: 10,991 check-ins, of which 10,079 lie in
+// a cell of the grid; SF: 123,026, all in a cell), under both row
+// policies (the header quirk drops the first grid-cell line).
+func TestPresetReadStats(t *testing.T) {
+	for _, tc := range []struct {
+		city string
+		rows datasets.RowPolicy
+		want datasets.ReadStats
+	}{
+		{"paris", datasets.HeaderQuirk, datasets.ReadStats{Rows: 10991, Checkins: 10991, Kept: 10078, Dropped: 913}},
+		{"paris", datasets.AllRows, datasets.ReadStats{Rows: 10991, Checkins: 10991, Kept: 10079, Dropped: 912}},
+		{"sf", datasets.HeaderQuirk, datasets.ReadStats{Rows: 123026, Checkins: 123026, Kept: 123025, Dropped: 1}},
+		{"sf", datasets.AllRows, datasets.ReadStats{Rows: 123026, Checkins: 123026, Kept: 123026, Dropped: 0}},
+	} {
+		d, err := datasets.Presets().Load(tc.city, tc.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Read != tc.want || d.N != tc.want.Kept {
+			t.Errorf("%s, %v: read %+v, N %d; want %+v", tc.city, tc.rows, d.Read, d.N, tc.want)
+		}
 	}
 }

@@ -188,6 +188,10 @@ func TestLookup(t *testing.T) {
 		want string
 	}{
 		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 0, LonStep: 1}).Validate(), `city "x": steps must be finite and > 0 (lat 0, lon 1)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: 0}).Validate(), `city "x": steps must be finite and > 0 (lat 1, lon 0)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: math.Inf(1)}).Validate(), `city "x": steps must be finite and > 0 (lat 1, lon +Inf)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: math.Inf(1), LonStep: 1}).Validate(), `city "x": steps must be finite and > 0 (lat +Inf, lon 1)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: 1, Rule: 7}).Validate(), `city "x": unknown boundary rule 7`},
 		{(Box{LatMin: 1, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [1, 0], lon [0, 1]: minimum above maximum"},
 		{(Box{LatMin: -91, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [-91, 0], lon [0, 1]: latitude must lie in [-90, 90] and longitude in [-180, 180]"},
 		{(Box{LatMin: 0, LatMax: 1, LonMin: 0, LonMax: 181}).Validate(), "longitude in [-180, 180]"},
