@@ -161,6 +161,20 @@ func TestParseCountsErrors(t *testing.T) {
 	if _, err := parseCounts([]byte(good), "c.csv"); err != nil {
 		t.Fatal(err)
 	}
+	// The points comment: its first number, when positive, is the count
+	// of check-ins read; a zero or a malformed one is ignored.
+	for in, want := range map[string]int{
+		"# points: 10991 read, 912 outside every cell\n": 10991,
+		"# points: 12\n":     12,
+		"# points: 0 read\n": 0,
+		"# points: many\n":   0,
+		"# points:\n":        0,
+	} {
+		cf, err := parseCounts([]byte(in+good), "c.csv")
+		if err != nil || cf.points != want {
+			t.Errorf("%q: points %v (%v), want %d", in, cf, err, want)
+		}
+	}
 	cases := map[string]string{
 		"# lines: 4\n# first-line: 0,1\nrow,col,count\n0,0,1\n0,1,2\n": "counts sum to 3",
 		"# first-line: 0,1\nrow,col,count\n0,0,1\n":                    "no \"# lines:\"",
@@ -170,6 +184,7 @@ func TestParseCountsErrors(t *testing.T) {
 		"# lines: 2\n# first-line: 0,0\nrow,col,count\n0,0,1\n0,0,1\n": "c.csv:5: cell (0,0) listed twice",
 		"# lines: 2\n# first-line: 0,0\nrow,col,count\n0,0,x\n":        `c.csv:4: count "x" is not an integer`,
 		"# lines: -2\n":                   "c.csv:1: lines",
+		"# lines: 0\n":                    `c.csv:1: lines "0": want a positive integer`,
 		"# first-line: 1;2\n":             "c.csv:1: first-line",
 		"# lines: 1\n# first-line: 0,0\n": "no row,col,count header",
 	}
