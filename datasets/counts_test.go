@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -151,6 +153,16 @@ func TestWriteCountsParityFailure(t *testing.T) {
 	}
 	if !strings.Contains(buf.String(), "# points: 3 read, 1 outside every cell") {
 		t.Errorf("header lacks the point summary:\n%s", buf.String())
+	}
+	// The header names both files with their SHA-256.
+	for _, f := range []string{"paris_checkins.csv", "paris_grid_cells.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := fmt.Sprintf("%s (sha256 %x)", f, sha256.Sum256(b)); !strings.Contains(buf.String(), sum) {
+			t.Errorf("header lacks %q:\n%s", sum, buf.String())
+		}
 	}
 }
 
