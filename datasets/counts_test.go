@@ -227,6 +227,27 @@ func TestFromCells(t *testing.T) {
 	if _, err := FromCells("toy", []Cell{{-1, 0}}, AllRows); err == nil || !strings.Contains(err.Error(), `dataset "toy": negative cell (-1,0)`) {
 		t.Errorf("negative cell: error %v", err)
 	}
+	// No lines at all, under either policy: no check-ins (not a panic).
+	for _, rows := range []RowPolicy{HeaderQuirk, AllRows} {
+		if _, err := FromCells("toy", nil, rows); err == nil || !strings.Contains(err.Error(), `dataset "toy": no check-ins`) {
+			t.Errorf("no lines, %v: error %v", rows, err)
+		}
+	}
+	// Cells on row 0 and column 0: a one-row grid at the origin.
+	d, err = FromCells("toy", []Cell{{0, 0}, {0, 1}, {0, 1}}, AllRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 1, Cols: 2}); d.Grid != want || d.N != 3 || d.Counts[0] != 1 || d.Counts[1] != 2 {
+		t.Errorf("FromCells on row 0 = %+v, want grid %v with counts [1 2]", d, want)
+	}
+	d, err = FromCells("toy", []Cell{{0, 0}, {1, 0}}, AllRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 2, Cols: 1}); d.Grid != want || d.N != 2 {
+		t.Errorf("FromCells on column 0 = %+v, want grid %v", d, want)
+	}
 }
 
 func TestRowPolicyText(t *testing.T) {
