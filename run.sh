@@ -265,8 +265,10 @@ cmd_mutate() {
 	# target that file. A mutant killed only by other tests then counts as
 	# lived (or not covered), so the score is the targeted tests' own.
 	local run=${PRIVIC_MUTATE_RUN:-}
-	local goflags=${GOFLAGS:-}
-	[ -z "$run" ] || goflags="${goflags:+$goflags }-run=$run"
+	# -count=1: gremlins sets each mutant's timeout from the time of its
+	# coverage run, which must not be a cached result.
+	local goflags="${GOFLAGS:+$GOFLAGS }-count=1"
+	[ -z "$run" ] || goflags="$goflags -run=$run"
 	local target dir globs name start status=0
 	for target in "${targets[@]}"; do
 		dir=${target%%:*}

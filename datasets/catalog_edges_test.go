@@ -85,3 +85,24 @@ func TestPresetReadStats(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogCountsOneRowOrColumn: a counts grid of one row or one
+// column is a grid.
+func TestCatalogCountsOneRowOrColumn(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "row.csv", "row,col,count\n0,1,5\n")
+	write(t, dir, "col.csv", "row,col,count\n1,0,4\n")
+	c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{
+		"row": {Counts: "row.csv", Grid: []int{1, 2}},
+		"col": {Counts: "col.csv", Grid: []int{2, 1}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]int{"row": {0, 5}, "col": {0, 4}} {
+		d, err := c.Load(name, datasets.AllRows)
+		if err != nil || len(d.Counts) != 2 || d.Counts[0] != want[0] || d.Counts[1] != want[1] {
+			t.Errorf("%s: %+v, %v; want counts %v", name, d, err, want)
+		}
+	}
+}

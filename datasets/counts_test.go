@@ -233,6 +233,14 @@ func TestFromCells(t *testing.T) {
 			t.Errorf("no lines, %v: error %v", rows, err)
 		}
 	}
+	// Cells with a zero count do not widen the grid.
+	d, err = fromCellCounts("toy", map[Cell]int{{0, 0}: 0, {2, 3}: 4, {9, 9}: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 1, Cols: 1, Row0: 2, Col0: 3}); d.Grid != want || d.N != 4 || d.Counts[0] != 4 {
+		t.Errorf("fromCellCounts with zeros = %+v, want grid %v with count 4", d, want)
+	}
 	// Cells on row 0 and column 0: a one-row grid at the origin.
 	d, err = FromCells("toy", []Cell{{0, 0}, {0, 1}, {0, 1}}, AllRows)
 	if err != nil {
