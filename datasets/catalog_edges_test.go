@@ -106,3 +106,20 @@ func TestCatalogCountsOneRowOrColumn(t *testing.T) {
 		}
 	}
 }
+
+// TestCatalogWidestCells: cells of 180 degrees of latitude or 360 of
+// longitude are the widest accepted; the data then fill one cell.
+func TestCatalogWidestCells(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "p.csv", "lat,lon\n1,2\n1.5,2.5\n")
+	for _, deg := range [][]float64{{180, 1}, {1, 360}} {
+		c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": {Points: "p.csv", CellDeg: deg}})
+		if err != nil {
+			t.Errorf("cell_deg %v: %v", deg, err)
+			continue
+		}
+		if d, err := c.Load("x", datasets.AllRows); err != nil || d.Grid.Len() != 1 || d.N != 2 {
+			t.Errorf("cell_deg %v: %+v, %v; want one cell with 2 check-ins", deg, d, err)
+		}
+	}
+}
