@@ -277,4 +277,25 @@ func TestRowPolicyText(t *testing.T) {
 			t.Errorf("round trip of %v: %v, %v", p, q, err)
 		}
 	}
+	// Values just past the names, and below them, have no name.
+	for _, p := range []RowPolicy{-1, 2} {
+		if s := p.String(); s != fmt.Sprintf("RowPolicy(%d)", int(p)) {
+			t.Errorf("RowPolicy(%d).String() = %q", int(p), s)
+		}
+		if _, err := p.MarshalText(); err == nil || err.Error() != fmt.Sprintf("invalid row policy %d", int(p)) {
+			t.Errorf("RowPolicy(%d).MarshalText: error %v", int(p), err)
+		}
+	}
+}
+
+// TestDiscretizerOneBand: a box one step high and wide has two edges on
+// each axis, one cell.
+func TestDiscretizerOneBand(t *testing.T) {
+	d, err := City{Name: "one", Box: Box{LatMin: 0, LatMax: 2, LonMin: 0, LonMax: 2}, LatStep: 1.5, LonStep: 1.5}.Discretizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows() != 1 || d.Cols() != 1 {
+		t.Errorf("%d x %d cells, want 1 x 1", d.Rows(), d.Cols())
+	}
 }
