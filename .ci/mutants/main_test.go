@@ -9,8 +9,8 @@ import (
 
 // testdata/report.json is a hand-written gremlins report: a.go has one
 // killed, two lived and one timed-out mutant, b.go two killed and one not
-// covered; survivors.txt explains one of the lived mutants and lists one
-// that is gone.
+// covered; survivors.txt explains one of the lived mutants, lists one
+// that is gone and one in a file the report does not cover.
 func TestRun(t *testing.T) {
 	var out strings.Builder
 	summary := filepath.Join(t.TempDir(), "summary.tsv")
@@ -30,6 +30,10 @@ func TestRun(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
+	}
+	// c.go is not in the report (a run on some files): its entry is not stale.
+	if strings.Contains(got, "STALE c.go") {
+		t.Errorf("a survivor of a file the run did not cover is reported as stale:\n%s", got)
 	}
 	if strings.Contains(got, "NEW a.go:4:9") {
 		t.Errorf("a listed survivor is reported as new:\n%s", got)
