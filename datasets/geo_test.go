@@ -3,6 +3,7 @@ package datasets
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -86,13 +87,32 @@ func TestFrameCells(t *testing.T) {
 			t.Errorf("%v x %v m in %v m cells: %d x %d, want %d x %d", c.h, c.w, c.cell, f.Rows(), f.Cols(), c.rows, c.cols)
 		}
 	}
-	for _, bad := range []CellSpec{{M: -1}, {M: math.Inf(1)}, {}, {Deg: [2]float64{0.1, 0}}} {
-		if _, err := NewFrame(box(100, 100), bad); err == nil {
-			t.Errorf("cell %v accepted", bad)
+	for _, tc := range []struct {
+		cell CellSpec
+		want string
+	}{
+		{CellSpec{M: -1}, "cell size -1 m: want a finite value > 0"},
+		{CellSpec{M: math.Inf(1)}, "cell size +Inf m: want a finite value > 0"},
+		{CellSpec{}, "cell size 0 x 0 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0.1, 0}}, "cell size 0.1 x 0 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0, 0.1}}, "cell size 0 x 0.1 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{math.Inf(1), 0.1}}, "cell size +Inf x 0.1 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0.1, math.Inf(1)}}, "cell size 0.1 x +Inf degrees: want finite values > 0"},
+	} {
+		if _, err := NewFrame(box(100, 100), tc.cell); err == nil || err.Error() != tc.want {
+			t.Errorf("cell %v: error %v, want %q", tc.cell, err, tc.want)
 		}
 	}
-	if _, err := NewFrame(Box{LatMin: 0, LatMax: 80, LonMin: 0, LonMax: 170}, CellSpec{M: 1}); err == nil {
-		t.Error("a frame of about 10^13 cells accepted")
+	if _, err := NewFrame(Box{LatMin: 0, LatMax: 80, LonMin: 0, LonMax: 170}, CellSpec{M: 1}); err == nil || !strings.Contains(err.Error(), "more than the 1048576 a grid may have") {
+		t.Errorf("a frame of about 10^13 cells: error %v", err)
+	}
+	// Exactly the largest grid, 1024 x 1024 cells, and one row more.
+	f, err := NewFrame(Box{LatMin: 0, LatMax: 1.024, LonMin: 0, LonMax: 1.024}, CellSpec{Deg: [2]float64{0.001, 0.001}})
+	if err != nil || f.Rows() != 1024 || f.Cols() != 1024 {
+		t.Errorf("1024 x 1024 cells: %v", err)
+	}
+	if _, err := NewFrame(Box{LatMin: 0, LatMax: 1.025, LonMin: 0, LonMax: 1.024}, CellSpec{Deg: [2]float64{0.001, 0.001}}); err == nil || !strings.Contains(err.Error(), "gives 1025 x 1024 cells, more than the 1048576") {
+		t.Errorf("1025 x 1024 cells: error %v", err)
 	}
 }
 
