@@ -1,0 +1,58 @@
+package kernels
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// bruteMaxLogRatio is max over pairs of cells x != y of
+// |l[x] - l[y]| / d(x, y), by the definition.
+func bruteMaxLogRatio(g Grid, l []float64) float64 {
+	best := 0.0
+	for x := range l {
+		for y := range l {
+			if x != y {
+				d := math.Hypot(float64(x/g.Cols-y/g.Cols), float64(x%g.Cols-y%g.Cols))
+				best = max(best, math.Abs(l[x]-l[y])/d)
+			}
+		}
+	}
+	return best
+}
+
+// TestCertifiedMaxLogRatioPairs: with exact values the certified maximum
+// is the definition's, where the best pair has its larger value first (so
+// its search radius comes from the distance to the smallest value), where
+// it lies in the last row or column, and on random values far below 0
+// (as ln Z is).
+func TestCertifiedMaxLogRatioPairs(t *testing.T) {
+	type tc struct {
+		name string
+		g    Grid
+		l    []float64
+	}
+	cases := []tc{
+		{"larger first", Grid{Rows: 1, Cols: 3}, []float64{-1, -5, -3}},
+		{"last column", Grid{Rows: 1, Cols: 3}, []float64{-3, -1, -5}},
+		{"larger first, column", Grid{Rows: 3, Cols: 1}, []float64{-1, -5, -3}},
+		{"last row", Grid{Rows: 3, Cols: 1}, []float64{-3, -1, -5}},
+		{"corner", Grid{Rows: 3, Cols: 3}, []float64{-2, -2, -2, -2, -2, -2.5, -2, -2.5, -9}},
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, side := range []int{5, 12, 30} {
+		g := Grid{Rows: side, Cols: side + 1}
+		l := make([]float64, g.Len())
+		for x := range l {
+			l[x] = -50 + rng.NormFloat64()
+		}
+		cases = append(cases, tc{"random", g, l})
+	}
+	for _, c := range cases {
+		want := bruteMaxLogRatio(c.g, c.l)
+		got := certifiedMaxLogRatio(c.g, c.l, func(x int) float64 { return c.l[x] }, func() []float64 { return c.l })
+		if math.Abs(got-want) > 1e-12*want {
+			t.Errorf("%s %v: certified maximum %v, definition %v", c.name, c.g, got, want)
+		}
+	}
+}
