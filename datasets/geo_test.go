@@ -184,3 +184,41 @@ func TestUniformBandIsBand(t *testing.T) {
 		}
 	}
 }
+
+// TestUniformBandUnevenSteps: on edges laid like NewFrame's with uneven
+// steps, the shortcut agrees with the search at every edge and at the
+// floats next to it, including values where the spacing's estimate is a
+// band too low (counted, so that the test shows it reaches them) or too
+// high.
+func TestUniformBandUnevenSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	low, high := 0, 0
+	for range 5000 {
+		lo, step, n := -80+160*rng.Float64(), 1e-4+rng.Float64()*0.01, 1+rng.IntN(300)
+		hi := lo + float64(n)*step*(0.5+0.5*rng.Float64())
+		e := make([]float64, n+1)
+		for k := range e {
+			e[k] = hi - float64(k)*step
+		}
+		for i := range e {
+			for _, v := range []float64{e[i], math.Nextafter(e[i], math.Inf(-1)), math.Nextafter(e[i], math.Inf(1))} {
+				if v < lo || v > hi {
+					continue
+				}
+				want, _ := band(e, v, LowerClosed)
+				switch guess := min(max(int((e[0]-v)/step), 0), n-1); {
+				case guess < want:
+					low++
+				case guess > want:
+					high++
+				}
+				if got := uniformBand(e, v, step); got != want {
+					t.Fatalf("value %v on edges %v - k %v (%d bands): band %d, shortcut %d", v, hi, step, n, want, got)
+				}
+			}
+		}
+	}
+	if low == 0 || high == 0 {
+		t.Errorf("the estimate was %d times too low and %d times too high: the test no longer reaches both corrections", low, high)
+	}
+}
