@@ -222,3 +222,27 @@ func TestUniformBandUnevenSteps(t *testing.T) {
 		t.Errorf("the estimate was %d times too low and %d times too high: the test no longer reaches both corrections", low, high)
 	}
 }
+
+// TestBands: a quotient within 1e-9 (relative) of an integer is that
+// integer, beyond it the next one up; and what a cell spec says it is.
+func TestBands(t *testing.T) {
+	for _, tc := range []struct {
+		span, step, want float64
+	}{
+		{1.1, 0.1, 11},              // 11.000000000000002: rounding, not a 12th band
+		{0.3, 0.1, 3},               // 2.9999999999999996
+		{1.0000000001, 0.001, 1000}, // 1000.0000001: within 1e-9 of 1000, relative
+		{1.00001, 0.001, 1001},      // 1000.01: a sliver of band 1001
+		{0.0001, 1, 1},              // at least one band
+	} {
+		if got := bands(tc.span, tc.step); got != tc.want {
+			t.Errorf("bands(%v, %v) = %v, want %v", tc.span, tc.step, got, tc.want)
+		}
+	}
+	if s := (CellSpec{M: 100}).String(); s != "100 m" {
+		t.Errorf("100 m cells: %q", s)
+	}
+	if s := (CellSpec{Deg: [2]float64{0.001, 0.002}}).String(); s != "0.001 x 0.002 degrees" {
+		t.Errorf("degree cells: %q", s)
+	}
+}
