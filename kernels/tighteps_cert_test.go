@@ -24,8 +24,8 @@ func bruteMaxLogRatio(g Grid, l []float64) float64 {
 // TestCertifiedMaxLogRatioPairs: with exact values the certified maximum
 // is the definition's, where the best pair has its larger value first (so
 // its search radius comes from the distance to the smallest value), where
-// it lies in the last row or column, and on random values far below 0
-// (as ln Z is).
+// it lies in the last row or column, between values of opposite signs,
+// and on random values far below 0 (as ln Z is).
 func TestCertifiedMaxLogRatioPairs(t *testing.T) {
 	type tc struct {
 		name string
@@ -38,6 +38,7 @@ func TestCertifiedMaxLogRatioPairs(t *testing.T) {
 		{"larger first, column", Grid{Rows: 3, Cols: 1}, []float64{-1, -5, -3}},
 		{"last row", Grid{Rows: 3, Cols: 1}, []float64{-3, -1, -5}},
 		{"corner", Grid{Rows: 3, Cols: 3}, []float64{-2, -2, -2, -2, -2, -2.5, -2, -2.5, -9}},
+		{"mixed signs", Grid{Rows: 1, Cols: 3}, []float64{1, -1, 0.5}},
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, side := range []int{5, 12, 30} {
