@@ -25,7 +25,8 @@ func bruteMaxLogRatio(g Grid, l []float64) float64 {
 // is the definition's, where the best pair has its larger value first (so
 // its search radius comes from the distance to the smallest value), where
 // it lies in the last row or column, between values of opposite signs,
-// and on random values far below 0 (as ln Z is).
+// on a diagonal (the only pair beating its neighbours' ratios), straight
+// down on a grid of two columns, and on random values far below 0 (as ln Z is).
 func TestCertifiedMaxLogRatioPairs(t *testing.T) {
 	type tc struct {
 		name string
@@ -39,6 +40,8 @@ func TestCertifiedMaxLogRatioPairs(t *testing.T) {
 		{"last row", Grid{Rows: 3, Cols: 1}, []float64{-3, -1, -5}},
 		{"corner", Grid{Rows: 3, Cols: 3}, []float64{-2, -2, -2, -2, -2, -2.5, -2, -2.5, -9}},
 		{"mixed signs", Grid{Rows: 1, Cols: 3}, []float64{1, -1, 0.5}},
+		{"diagonal", Grid{Rows: 2, Cols: 2}, []float64{0, -1, -1, -2}},
+		{"vertical, two columns", Grid{Rows: 3, Cols: 2}, []float64{-1, -1.1, -5, -1.2, -3, -1.3}},
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, side := range []int{5, 12, 30} {
