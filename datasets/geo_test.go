@@ -246,3 +246,24 @@ func TestBands(t *testing.T) {
 		t.Errorf("degree cells: %q", s)
 	}
 }
+
+// TestCentreUnevenEdges: a cell's centre is the midpoint of its edges,
+// and outside the frame the edges continue at the mean spacing.
+func TestCentreUnevenEdges(t *testing.T) {
+	f := &Frame{Lat: []float64{3, 2, 0.5, 0}, Lon: []float64{10, 9.5, 8}}
+	for _, tc := range []struct {
+		row, col int
+		lat, lon float64
+	}{
+		{0, 0, 2.5, 9.75},
+		{1, 1, 1.25, 8.75},
+		{2, 0, 0.25, 9.75},
+		{-1, -1, 3.5, 10.5}, // mean spacings 1 and 1
+		{3, 2, -0.5, 7.5},   // the first cells past the south and west edges
+		{-2, 4, 4.5, 5.5},   // further out
+	} {
+		if lat, lon := f.Centre(tc.row, tc.col); lat != tc.lat || lon != tc.lon {
+			t.Errorf("Centre(%d, %d) = (%v, %v), want (%v, %v)", tc.row, tc.col, lat, lon, tc.lat, tc.lon)
+		}
+	}
+}
