@@ -60,3 +60,19 @@ func TestCertifiedMaxLogRatioPairs(t *testing.T) {
 		}
 	}
 }
+
+// TestMaxLogRatioFastKnightPair: the pruned search finds a best pair a
+// knight's move apart (distance sqrt 5, ratio 1/sqrt 5 = 0.447) that
+// beats every pair of neighbours (at most 0.42), so that it must widen
+// its window past the first pass.
+func TestMaxLogRatioFastKnightPair(t *testing.T) {
+	g := Grid{Rows: 2, Cols: 3}
+	l := []float64{0, -0.42, -0.71, -0.29, -0.58, -1}
+	want := 1 / math.Sqrt(5)
+	if got := bruteMaxLogRatio(g, l); math.Abs(got-want) > 1e-15 {
+		t.Fatalf("the definition gives %v, want %v", got, want)
+	}
+	if got := maxLogRatioFast(g, l); math.Abs(got-want) > 1e-15 {
+		t.Errorf("pruned search %v, want %v", got, want)
+	}
+}
