@@ -76,3 +76,23 @@ func TestMaxLogRatioFastKnightPair(t *testing.T) {
 		t.Errorf("pruned search %v, want %v", got, want)
 	}
 }
+
+// TestMaxLogRatioFastFarPair: on the linear field l = -(r + 3c) of a 2 x 4
+// grid a pair's ratio is the field's slope times the cosine between the
+// pair and the gradient (1, 3), so the best pair is (0,0)-(1,3), three
+// columns apart (ratio sqrt 10), ahead of the knight's moves (7/sqrt 5)
+// and the neighbours (at most 3): the search must widen its window twice.
+func TestMaxLogRatioFastFarPair(t *testing.T) {
+	g := Grid{Rows: 2, Cols: 4}
+	l := make([]float64, g.Len())
+	for x := range l {
+		l[x] = -float64(x/g.Cols + 3*(x%g.Cols))
+	}
+	want := math.Sqrt(10)
+	if got := bruteMaxLogRatio(g, l); math.Abs(got-want) > 1e-14 {
+		t.Fatalf("the definition gives %v, want %v", got, want)
+	}
+	if got := maxLogRatioFast(g, l); math.Abs(got-want) > 1e-14 {
+		t.Errorf("pruned search %v, want %v", got, want)
+	}
+}
