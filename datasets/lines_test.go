@@ -2,6 +2,7 @@ package datasets
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -32,5 +33,19 @@ func TestEachLineReadError(t *testing.T) {
 	})
 	if !errors.Is(err, boom) || err.Error() != "f.csv:3: boom" || strings.Join(got, ",") != "a,b" {
 		t.Errorf("error %v after lines %q, want f.csv:3: boom after a, b", err, got)
+	}
+}
+
+// TestEachLineTerminators: LF and CRLF end lines, a last line may lack
+// its newline (with or without its CR), and the line numbers count them.
+func TestEachLineTerminators(t *testing.T) {
+	var got []string
+	err := eachLine(strings.NewReader("a\r\nb\n\r\nc\r"), "f.csv", func(line []byte, tooLong bool, no int) error {
+		got = append(got, fmt.Sprintf("%d:%q:%v", no, line, tooLong))
+		return nil
+	})
+	want := `1:"a":false 2:"b":false 3:"":false 4:"c":false`
+	if err != nil || strings.Join(got, " ") != want {
+		t.Errorf("lines %v, %v; want %s", got, err, want)
 	}
 }
