@@ -61,6 +61,19 @@ func TestFindPoints(t *testing.T) {
 	if _, err := FindPoints("sf", nil); !errors.Is(err, ErrNoPoints) || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("no dirs: %v", err)
 	}
+	// A directory of the file's name is not the file; a path that cannot
+	// be a directory (a file in its place) is an error, not an absence.
+	d3 := t.TempDir()
+	if err := os.Mkdir(filepath.Join(d3, "paris_checkins.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FindPoints("paris", []string{d3}); !errors.Is(err, ErrNoPoints) {
+		t.Errorf("a directory named paris_checkins.csv: %v, want ErrNoPoints", err)
+	}
+	notDir := filepath.Join(d2, "paris_checkins.csv")
+	if _, err := FindPoints("paris", []string{notDir, d1}); err == nil || errors.Is(err, ErrNoPoints) || !strings.Contains(err.Error(), "raw check-ins of paris: ") {
+		t.Errorf("a file in place of a directory: %v, want the stat error", err)
+	}
 	writeFile(t, filepath.Join(d1, "sf_checkins.csv"), "37.78,-122.41\n37.78,abc\n")
 	if _, _, _, err := PointsFrom("sf", dirs); err == nil || !strings.Contains(err.Error(), "sf_checkins.csv:2: longitude") {
 		t.Errorf("malformed raw file: %v", err)
