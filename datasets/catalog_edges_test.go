@@ -2,6 +2,7 @@ package datasets_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"privic/datasets"
@@ -121,5 +122,18 @@ func TestCatalogWidestCells(t *testing.T) {
 		if d, err := c.Load("x", datasets.AllRows); err != nil || d.Grid.Len() != 1 || d.N != 2 {
 			t.Errorf("cell_deg %v: %+v, %v; want one cell with 2 check-ins", deg, d, err)
 		}
+	}
+}
+
+// TestScanPointsTotalLimit: the check-ins of a file may total 2^53 (8,192
+// rows of the largest weight, 2^40) but not one more.
+func TestScanPointsTotalLimit(t *testing.T) {
+	f := datasets.PointsFormat{Lat: datasets.ColumnAt(0), Lon: datasets.ColumnAt(1), Weight: datasets.ColumnAt(2), HasWeight: true}
+	full := strings.Repeat("1,2,1099511627776\n", 8192)
+	if _, st, err := scan(t, full, f); err != nil || st.Checkins != 1<<53 {
+		t.Errorf("2^53 check-ins: %d, %v", st.Checkins, err)
+	}
+	if _, _, err := scan(t, full+"1,2,1\n", f); err == nil || err.Error() != "in.csv:8193: more than 9007199254740992 check-ins in all" {
+		t.Errorf("2^53 + 1 check-ins: error %v", err)
 	}
 }
