@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -204,6 +205,50 @@ func TestSyntheticBoundaries(t *testing.T) {
 	for i, v := range p {
 		if math.Abs(v-1.0/12) > 1e-15 {
 			t.Fatalf("background 1: cell %d = %v, want 1/12", i, v)
+		}
+	}
+}
+
+// TestSyntheticRandomHotspots: random hotspot centres are uniform over
+// the grid's cell centres, [0, rows-1] x [0, cols-1], so the densest cell
+// of a narrow hotspot on a 5 x 5 grid is in the last row in 1/8 of the
+// cities (half a band of the four) and never elsewhere than the grid; and
+// the default spread, at least half a cell, keeps a single hotspot
+// concentrated (its densest cell holds over a tenth of the check-ins;
+// a near-uniform city holds about 1/25).
+func TestSyntheticRandomHotspots(t *testing.T) {
+	const cities = 400
+	lastRow, lastCol := 0, 0
+	for seed := range uint64(cities) {
+		d, err := Synthetic(rand.New(rand.NewPCG(seed, 9)), SyntheticOptions{Rows: 5, Cols: 5, N: 200, Hotspots: 1, Sigma: 0.2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := 0
+		for i, c := range d.Counts {
+			if c > d.Counts[top] {
+				top = i
+			}
+		}
+		if top/5 == 4 {
+			lastRow++
+		}
+		if top%5 == 4 {
+			lastCol++
+		}
+	}
+	// Expected 50 of 400 each (sd 6.6); centres over [0, rows+1] would
+	// give about 167.
+	if lastRow < 25 || lastRow > 80 || lastCol < 25 || lastCol > 80 {
+		t.Errorf("densest cell in the last row in %d and the last column in %d of %d cities, want about %d", lastRow, lastCol, cities, cities/8)
+	}
+	for seed := range uint64(50) {
+		d, err := Synthetic(rand.New(rand.NewPCG(seed, 10)), SyntheticOptions{Rows: 5, Cols: 5, N: 2000, Hotspots: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if top := slices.Max(d.Counts); top < 2000/10 {
+			t.Errorf("seed %d: the densest cell holds %d of 2000 check-ins", seed, top)
 		}
 	}
 }
