@@ -252,3 +252,13 @@ func TestSyntheticRandomHotspots(t *testing.T) {
 		}
 	}
 }
+
+// TestMixturePriorNoMass: a hotspot so wide that each cell's share
+// rounds to 0 puts no mass on the grid, which is refused.
+func TestMixturePriorNoMass(t *testing.T) {
+	g, _ := kernels.NewGrid(4, 4)
+	_, err := MixturePrior(g, []Hotspot{{Row: 1, Col: 1, Sigma: 1e300, Weight: 1}}, 0)
+	if err == nil || !strings.Contains(err.Error(), "no mass on the grid") {
+		t.Errorf("error %v, want one saying there is no mass on the grid", err)
+	}
+}

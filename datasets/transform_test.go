@@ -167,6 +167,7 @@ func TestIslandEdges(t *testing.T) {
 	}{
 		{IslandOptions{Row: 4, Col: 0, Mode: MoveMass}, prior, "island: A = (4,0) is not a cell of the 4x5 grid"},
 		{IslandOptions{Row: 0, Col: -1, Mode: MoveMass}, prior, "island: A = (0,-1) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 5, Mode: MoveMass}, prior, "island: A = (0,5) is not a cell of the 4x5 grid"},
 		{IslandOptions{Row: 0, Col: 0, Radius: -1, Mode: MoveMass}, prior, "island: radius = -1: want >= 0"},
 		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}}, prior, "island: block rows 2-1, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
 		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}}, prior, "island: block rows 0-4, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
