@@ -173,7 +173,8 @@ func TestIslandEdges(t *testing.T) {
 		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}}, prior, "island: block rows 0-4, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
 		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5}, prior, "island: mass = 1.5: want a value in [0, 1"},
 		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()}, prior, "island: mass = NaN: want a value in [0, 1"},
-		{IslandOptions{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, prior, "island: no mass outside the block to rescale to"},
+		{IslandOptions{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, prior, "island: no mass outside the block to rescale to 0.5"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 0, Col0: 0, Col1: 5}}, prior, "island: block rows 0-0, cols 0-5 is not a non-empty rectangle of the 4x5 grid"},
 		{IslandOptions{Row: 0, Col: 0, Mode: 5}, prior, "island: mode IslandMode(5): want move or set"},
 		{PaperIsland(parisPlace(t, "A")), prior[:3], "island: prior has 3 entries, want 20"},
 		{IslandOptions{Mode: MoveMass}, notDist, "island: prior sums to 1.1"},
@@ -271,6 +272,52 @@ func TestIslandBoundaries(t *testing.T) {
 	for i, v := range out {
 		if v != prior[i] {
 			t.Fatalf("radius 0: cell %d = %v, want %v", i, v, prior[i])
+		}
+	}
+}
+
+// TestIslandRadiusBlock: the block of a radius spans A +- radius on both
+// sides, cut at the grid; SetMass may give A the whole mass, also when
+// nothing outside the block has any (no NaN from rescaling nothing).
+func TestIslandRadiusBlock(t *testing.T) {
+	g, _ := kernels.NewGrid(4, 5)
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = 1.0 / float64(g.Len())
+	}
+	out, err := Island(g, prior, IslandOptions{Row: 1, Col: 1, Radius: 1, Mode: SetMass, Mass: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range g.Rows {
+		for c := range g.Cols {
+			v := out[g.Index(r, c)]
+			switch inBlock := r <= 2 && c <= 2; {
+			case r == 1 && c == 1:
+				if math.Abs(v-0.5) > 1e-15 {
+					t.Errorf("A = %v, want 0.5", v)
+				}
+			case inBlock && v != 0:
+				t.Errorf("(%d,%d) in the block has %v", r, c, v)
+			case !inBlock && math.Abs(v-0.5/11) > 1e-15:
+				t.Errorf("(%d,%d) outside the block has %v, want 0.5/11", r, c, v)
+			}
+		}
+	}
+	// All the mass to A, with nothing outside the block.
+	inside := make([]float64, g.Len())
+	inside[g.Index(0, 0)], inside[g.Index(1, 1)] = 0.5, 0.5
+	out, err = Island(g, inside, IslandOptions{Row: 0, Col: 0, Radius: 1, Mode: SetMass, Mass: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out {
+		want := 0.0
+		if i == 0 {
+			want = 1
+		}
+		if v != want {
+			t.Errorf("cell %d: %v, want %v", i, v, want)
 		}
 	}
 }
