@@ -177,10 +177,11 @@ func TestParseCountsErrors(t *testing.T) {
 	// of check-ins read; a zero or a malformed one is ignored.
 	for in, want := range map[string]int{
 		"# points: 10991 read, 912 outside every cell\n": 10991,
-		"# points: 12\n":     12,
-		"# points: 0 read\n": 0,
-		"# points: many\n":   0,
-		"# points:\n":        0,
+		"# points: 12\n":              12,
+		"# points: 0 read\n":          0,
+		"# points: many\n":            0,
+		"# points:\n":                 0,
+		"# points: 12\n# points: 0\n": 12, // a zero does not undo a count
 	} {
 		cf, err := parseCounts([]byte(in+good), "c.csv")
 		if err != nil || cf.points != want {

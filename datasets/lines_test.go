@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -93,5 +94,16 @@ func TestSNAPStatsString(t *testing.T) {
 		if got := tc.s.String(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
 		}
+	}
+}
+
+// TestNewLineReaderSmallBuffer: a buffered reader smaller than maxLine is
+// wrapped, not reused, so that lines up to maxLine are read whole.
+func TestNewLineReaderSmallBuffer(t *testing.T) {
+	long := strings.Repeat("x", 100)
+	lr := newLineReader(bufio.NewReaderSize(strings.NewReader(long+"\nb\n"), 16))
+	line, tooLong, err := lr.next()
+	if err != nil || tooLong || string(line) != long {
+		t.Errorf("first line: %d bytes, too long %v, %v; want the 100 bytes", len(line), tooLong, err)
 	}
 }

@@ -109,3 +109,25 @@ func TestPointsShared(t *testing.T) {
 		t.Errorf("%d points, README says 10991", len(lat))
 	}
 }
+
+// TestPointsModuleCache: without $PRIVIC_DATA, Points finds the module
+// root above the working directory and reads the fetched copy in its
+// datasets/cache (a module tree of its own here).
+func TestPointsModuleCache(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module privic\n")
+	if err := os.MkdirAll(filepath.Join(root, "datasets", "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "datasets", "cache", "sf_checkins.csv"), "37.75,-122.45\n37.76,-122.44\n")
+	sub := filepath.Join(root, "experiments")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	t.Setenv(EnvData, "")
+	lat, _, src, err := Points("sf")
+	if err != nil || len(lat) != 2 || filepath.Base(filepath.Dir(src)) != "cache" {
+		t.Errorf("Points(sf) = %v from %q, %v; want the 2 points of the module's cache", lat, src, err)
+	}
+}
