@@ -86,7 +86,14 @@ usage: ./run.sh [COMMAND] [ARGS]
 
   (no command)          run every experiments/*.toml (except smoke/test specs),
                         then write the report; prints where it is
-  test                  gofmt check, go vet ./..., go test ./..., go test -race ./harness/...
+  test                  gofmt check, go vet (also -tags purego and GOARCH=arm64), go test ./...
+                        (also -tags purego where it selects other files), go test -race
+                        ./harness/...; ends with the skipped tests and their reasons
+  mutate [PKG[:GLOBS]...]  mutation testing with gremlins (installed if missing) on the
+                        numerical packages, or on PKG (GLOBS: comma-separated file globs);
+                        reports in results/mutation/; slow (hours for all), not part of test
+  bugs [NAME-REGEXP]    replay the deliberate bugs of .ci/deliberate-bugs.tsv in a scratch
+                        copy and check that the tests catch each
   bench [ARGS]          kernel benchmarks (-count 5) into results/bench/<date>.txt;
                         extra ARGS go to go test (e.g. -bench BA -benchtime 200ms)
   bench-scale [ARGS]    BenchmarkScale (hotspot grids up to 1024x1024), one process per
@@ -136,6 +143,19 @@ cmd_all() {
 	fi
 }
 
+# shared_data tells whether the project's shared data directory (../shared
+# next to the repository, with the raw Gowalla check-ins) is present; the
+# data tests run only then.
+shared_data() {
+	[ -d ../shared/datasets/gowalla ]
+}
+
+# purego_pkgs lists the packages that have files selected by the purego
+# build tag (portable versions of the assembly kernels).
+purego_pkgs() {
+	grep -rlE --include='*.go' --include='*.s' '^//go:build.*purego' . | xargs -n1 dirname | sort -u
+}
+
 cmd_test() {
 	need_go
 	# Every step runs even if an earlier one fails, so one pass shows all
@@ -153,21 +173,162 @@ cmd_test() {
 	ensure_clp
 	local t
 	t=$(tags)
-	echo "== go vet -tags '$t' ./..."
-	go vet -tags "$t" ./... || failed+=("go vet")
-	echo "== go test -tags '$t' ./..."
-	go test -tags "$t" ./... || failed+=("go test")
+	echo "== go vet -tags '$t' ./... ./.ci/..."
+	local ci=()
+	local p
+	while IFS= read -r p; do ci+=("$p"); done < <(ci_pkgs)
+	go vet -tags "$t" ./... "${ci[@]}" || failed+=("go vet")
+	# The portable files (purego, other architectures) are vetted too, so
+	# that they cannot rot unnoticed on this amd64 machine.
+	echo "== go vet -tags purego ./..."
+	go vet -tags purego ./... || failed+=("go vet -tags purego")
+	echo "== GOARCH=arm64 go vet ./..."
+	GOARCH=arm64 go vet ./... || failed+=("GOARCH=arm64 go vet")
+	local pkgs=()
+	while IFS= read -r p; do pkgs+=("$p"); done < <(purego_pkgs)
+	echo "== go test -tags purego ${pkgs[*]}"
+	go test -tags purego "${pkgs[@]}" || failed+=("go test -tags purego")
 	echo "== go test -race ./harness/..."
 	if [ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1; then
 		go test -race ./harness/... || failed+=("go test -race")
 	else
 		echo "SKIPPED: the race detector needs cgo and a C compiler ($(go env CC)); install one (e.g. apt install gcc) to run it" >&2
 	fi
+	# The main run last, so that its summary of skipped tests ends the
+	# output. With the shared data present, a data test that skips fails.
+	local data=()
+	if shared_data; then data=(-data); fi
+	echo "== go test -tags '$t' ./... ./.ci/..."
+	go test -tags "$t" -json ./... "${ci[@]}" 2>&1 | go run ./.ci/testsummary "${data[@]}" || failed+=("go test")
 	if [ ${#failed[@]} -gt 0 ]; then
 		local IFS=,
 		die "test FAILED: ${failed[*]}"
 	fi
 	echo "run.sh: all checks passed"
+}
+
+# The CI tools live in .ci/ (go ./... does not enter dot directories).
+ci_pkgs() {
+	local d
+	for d in .ci/*/; do
+		compgen -G "$d*.go" >/dev/null && echo "./${d%/}"
+	done
+}
+
+# Mutation testing (gremlins; not part of CI: a full pass takes hours).
+GREMLINS_VERSION=v0.6.0
+
+# mutate_default lists what ./run.sh mutate covers without arguments: the
+# numerical packages, and in kernels the files of BA, IBU, obfuscation,
+# binomial sampling and tight epsilon (the rest of kernels is exercised
+# through them and by the EMD and stencil tests).
+mutate_default() {
+	echo "kernels:ba*.go,ibu*.go,obfuscate*.go,binomial*.go,tighteps*.go"
+	echo kernels/emd
+	echo kernels/mechanism
+	echo datasets
+}
+
+# ensure_gremlins prints the path of gremlins $GREMLINS_VERSION, installing
+# it with go install when it is missing or another version.
+ensure_gremlins() {
+	local bin
+	bin="$(go env GOPATH)/bin/gremlins"
+	if ! go version -m "$bin" 2>/dev/null | grep -q "mod[[:space:]]*github.com/go-gremlins/gremlins[[:space:]]*$GREMLINS_VERSION"; then
+		echo "run.sh: installing gremlins $GREMLINS_VERSION (go install)" >&2
+		go install "github.com/go-gremlins/gremlins/cmd/gremlins@$GREMLINS_VERSION" >&2 ||
+			die "could not install gremlins $GREMLINS_VERSION"
+	fi
+	echo "$bin"
+}
+
+# mutate_excludes prints gremlins' --exclude-files pattern for a package
+# directory and a comma-separated list of file globs (empty: every file):
+# files in subdirectories (other packages: gremlins walks recursively) and
+# the package's files that match none of the globs.
+mutate_excludes() {
+	local dir=$1 globs=$2 f base g keep
+	local skip=()
+	if [ -n "$globs" ]; then
+		for f in "$dir"/*.go; do
+			base=$(basename "$f")
+			case "$base" in *_test.go) continue ;; esac
+			keep=
+			local IFS=,
+			for g in $globs; do
+				# shellcheck disable=SC2254
+				case "$base" in $g) keep=1 ;; esac
+			done
+			unset IFS
+			[ -n "$keep" ] || skip+=("${base//./\\.}")
+		done
+	fi
+	local pat='^[^/]+/'
+	if [ ${#skip[@]} -gt 0 ]; then
+		local IFS='|'
+		pat="$pat|^(${skip[*]})\$"
+	fi
+	echo "$pat"
+}
+
+cmd_mutate() {
+	need_go
+	ensure_glpk
+	local gremlins
+	gremlins=$(ensure_gremlins)
+	local targets=("$@")
+	if [ ${#targets[@]} -eq 0 ]; then
+		local t
+		while IFS= read -r t; do targets+=("$t"); done < <(mutate_default)
+	fi
+	local out=results/mutation
+	mkdir -p "$out"
+	local workers=${PRIVIC_MUTATE_WORKERS:-1}
+	# PRIVIC_MUTATE_RUN restricts every test run (coverage and mutants) to
+	# the tests matching a -run pattern: a package whose whole suite takes
+	# half a minute can then be mutated file by file with the tests that
+	# target that file. A mutant killed only by other tests then counts as
+	# lived (or not covered), so the score is the targeted tests' own.
+	local run=${PRIVIC_MUTATE_RUN:-}
+	# -count=1: gremlins sets each mutant's timeout from the time of its
+	# coverage run, which must not be a cached result.
+	local goflags="${GOFLAGS:+$GOFLAGS }-count=1"
+	[ -z "$run" ] || goflags="$goflags -run=$run"
+	local target dir globs name start status=0
+	for target in "${targets[@]}"; do
+		dir=${target%%:*}
+		globs=
+		[ "$dir" = "$target" ] || globs=${target#*:}
+		dir=${dir%/}
+		dir=${dir#./}
+		[ -d "$dir" ] || die "mutate: no package directory '$dir'"
+		name=${dir//\//-}
+		# One report per scope: file scopes of one package do not overwrite
+		# each other.
+		[ -z "$globs" ] || name="$name-$(echo "$globs" | tr -c 'A-Za-z0-9\n' '_')"
+		echo "== gremlins on ./$dir${globs:+ (files $globs)}${run:+ (tests -run $run)}, $workers worker(s); log: $out/$name.log"
+		start=$(date +%s)
+		rm -f "$out/$name.json"
+		if ! GOFLAGS=$goflags "$gremlins" unleash --workers "$workers" --timeout-coefficient 5 --tags "$(tags)" \
+			--exclude-files "$(mutate_excludes "$dir" "$globs")" -o "$out/$name.json" "./$dir" >"$out/$name.log" 2>&1; then
+			echo "run.sh: gremlins failed on ./$dir; see $out/$name.log" >&2
+			status=1
+			continue
+		fi
+		echo "   took $(($(date +%s) - start)) s"
+		if [ ! -f "$out/$name.json" ]; then
+			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
+			continue
+		fi
+		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
+	done
+	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
+	return $status
+}
+
+cmd_bugs() {
+	need_go
+	go run ./.ci/bugs "$@"
 }
 
 cmd_bench() {
@@ -258,6 +419,8 @@ main() {
 	"") cmd_all ;;
 	test) cmd_test "$@" ;;
 	bench) cmd_bench "$@" ;;
+	mutate) cmd_mutate "$@" ;;
+	bugs) cmd_bugs "$@" ;;
 	bench-scale) cmd_bench_scale "$@" ;;
 	profile) cmd_profile "$@" ;;
 	fetch-data)

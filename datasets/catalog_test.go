@@ -119,7 +119,7 @@ func TestCatalogPoints(t *testing.T) {
 	// The point (0.5, 1) lies on both interior edges: cell (0, 0).
 	write(t, dir, "p.csv.gz", gz(t, "lat,lon,w\n0.5,1,2\n0.2,1.7,1\n0.9,0.1,4\n5,5,3\n"))
 	d := &datasets.Decl{Points: "p.csv.gz", WeightColumn: col("w"), BBox: []float64{0, 1, 0, 2}, CellDeg: []float64{0.5, 1},
-		Places: map[string]datasets.PlaceDecl{"A": {Lat: 0.2, Lon: 1.7}, "B": {Row: 0, Col: 1, IsCell: true}}}
+		Places: map[string]datasets.PlaceDecl{"A": {Lat: 0.2, Lon: 1.7}, "B": {Row: 0, Col: 1, IsCell: true}, "O": {Row: 0, Col: 0, IsCell: true}}}
 	c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"deg": d})
 	if err != nil {
 		t.Fatal(err)
@@ -139,6 +139,9 @@ func TestCatalogPoints(t *testing.T) {
 	}
 	if b, _ := ds.Place("B"); b.Row != 0 || b.Col != 1 {
 		t.Errorf("place B at (%d, %d), want (0, 1)", b.Row, b.Col)
+	}
+	if o, ok := ds.Place("O"); !ok || o.Row != 0 || o.Col != 0 {
+		t.Errorf("place O at (%d, %d), found %v; want the first cell (0, 0)", o.Row, o.Col, ok)
 	}
 	// Degree cells: the size in metres is the mean cell's at the centre.
 	mLat, mLon := datasets.MetresPerDegree(0.5)
@@ -172,7 +175,8 @@ func TestCatalogCountsAndSynthetic(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds, _ := c.Load("counted", datasets.HeaderQuirk)
-	if ds.N != 12 || ds.Counts[1] != 5 || ds.Counts[11] != 7 || ds.Grid.Len() != 12 || ds.CellM != 200 || c.Title("counted") != "Counted" {
+	if ds.N != 12 || ds.Counts[1] != 5 || ds.Counts[11] != 7 || ds.Grid.Len() != 12 || ds.CellM != 200 || c.Title("counted") != "Counted" ||
+		ds.Read.Rows != 2 || ds.Read.Checkins != 12 || ds.Read.Kept != 12 {
 		t.Errorf("counts dataset: %+v", ds)
 	}
 	s1, _ := c.Load("synth", datasets.HeaderQuirk)
@@ -313,6 +317,13 @@ func TestCatalogRefusals(t *testing.T) {
 		{"x", with(func(d *datasets.Decl) { d.BBox = []float64{50, 51, 3, 4} }), "no check-in inside the region"},
 		{"x", with(func(d *datasets.Decl) { d.Format = "json" }), `datasets.x.format: "json": allowed values are "csv", "snap"`},
 		{"x", with(func(d *datasets.Decl) { d.Format = "snap"; d.Header = no() }), "datasets.x.header: applies to csv points only"},
+		{"x", with(func(d *datasets.Decl) { d.Format = "snap"; d.LatColumn = colAt(2) }), "datasets.x.lat_column: applies to csv points only"},
+		{"x", with(func(d *datasets.Decl) { d.Format = "snap"; d.LonColumn = colAt(3) }), "datasets.x.lon_column: applies to csv points only"},
+		{"x", with(func(d *datasets.Decl) { d.Format = "snap"; d.WeightColumn = colAt(4) }), "datasets.x.weight_column: applies to csv points only"},
+		{"x", with(func(d *datasets.Decl) { d.CellM, d.CellDeg = nil, []float64{0, 0.1} }), "datasets.x.cell_deg = [0 0.1]: want [dlat, dlon] in degrees, both > 0"},
+		{"x", with(func(d *datasets.Decl) { d.CellM, d.CellDeg = nil, []float64{0.1, 0} }), "datasets.x.cell_deg = [0.1 0]"},
+		{"x", with(func(d *datasets.Decl) { d.CellM, d.CellDeg = nil, []float64{180.5, 1} }), "datasets.x.cell_deg = [180.5 1]"},
+		{"x", with(func(d *datasets.Decl) { d.CellM, d.CellDeg = nil, []float64{1, 360.5} }), "datasets.x.cell_deg = [1 360.5]"},
 		{"x", with(func(d *datasets.Decl) { d.LatColumn = colAt(0) }), "datasets.x.lat_column = 0: with a header"},
 		{"x", with(func(d *datasets.Decl) { d.Header = no(); d.LatColumn = col("lat") }), "without a header (header = false) columns are numbered"},
 		{"x", with(func(d *datasets.Decl) { d.LonColumn = col("lat") }), "lat_column and lon_column are the same column"},
@@ -325,7 +336,7 @@ func TestCatalogRefusals(t *testing.T) {
 		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A": {Lat: 5, Lon: 5}} }), "datasets.x: places.A = {lat = 5, lon = 5} lies outside the region"},
 		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A": {Row: 9, Col: 0, IsCell: true}} }), "places.A = [9, 0]: outside the grid"},
 		{"x", with(func(d *datasets.Decl) { d.Places = map[string]datasets.PlaceDecl{"A b": {IsCell: true}} }), "datasets.x.places.A b: a place name"},
-		{"x", &datasets.Decl{Counts: "c.csv", Grid: []int{3, 3}}, "c.csv:3: cell (3, 0) is outside the grid of 3 x 3 cells"},
+		{"x", &datasets.Decl{Counts: "c.csv", Grid: []int{3, 4}}, "c.csv:3: cell (3, 0) is outside the grid of 3 x 4 cells (rows 0-2, cols 0-3)"},
 		{"x", &datasets.Decl{Counts: "dup.csv", Grid: []int{3, 3}}, "dup.csv:3: cell (0, 0) listed twice"},
 		{"x", &datasets.Decl{Counts: "zero.csv", Grid: []int{3, 3}}, "no check-ins"},
 		{"x", &datasets.Decl{Counts: "c.csv"}, "datasets.x.grid = []: counts need grid = [rows, cols]"},

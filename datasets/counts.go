@@ -60,7 +60,7 @@ func Load(name string, opt LoadOptions) (*Dataset, error) {
 		cf.counts[cf.first]-- // parseCounts checked it is positive
 	case AllRows:
 	default:
-		return nil, fmt.Errorf("load %q: %v", c.Name, opt.Rows)
+		return nil, fmt.Errorf("load %q: row policy %v: want %v or %v", c.Name, opt.Rows, HeaderQuirk, AllRows)
 	}
 	d, err := fromCellCounts(c.Name, cf.counts)
 	if err != nil {

@@ -2,8 +2,10 @@ package datasets
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -56,8 +58,8 @@ func TestLoadEmbedded(t *testing.T) {
 	if _, err := Load("rome", LoadOptions{}); err == nil || !strings.Contains(err.Error(), "paris, sf") {
 		t.Errorf("Load(rome): %v, want the known cities listed", err)
 	}
-	if _, err := Load("paris", LoadOptions{Rows: 7}); err == nil {
-		t.Error("invalid row policy accepted")
+	if _, err := Load("paris", LoadOptions{Rows: 7}); err == nil || !strings.Contains(err.Error(), `load "paris": row policy RowPolicy(7): want header-quirk or all-rows`) {
+		t.Errorf("invalid row policy: error %v", err)
 	}
 }
 
@@ -152,6 +154,16 @@ func TestWriteCountsParityFailure(t *testing.T) {
 	if !strings.Contains(buf.String(), "# points: 3 read, 1 outside every cell") {
 		t.Errorf("header lacks the point summary:\n%s", buf.String())
 	}
+	// The header names both files with their SHA-256.
+	for _, f := range []string{"paris_checkins.csv", "paris_grid_cells.csv"} {
+		b, err := os.ReadFile(filepath.Join(dir, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := fmt.Sprintf("%s (sha256 %x)", f, sha256.Sum256(b)); !strings.Contains(buf.String(), sum) {
+			t.Errorf("header lacks %q:\n%s", sum, buf.String())
+		}
+	}
 }
 
 func cellLine(c Cell) string { return fmt.Sprintf("%d,%d\n", c.Row, c.Col) }
@@ -160,6 +172,21 @@ func TestParseCountsErrors(t *testing.T) {
 	good := "# lines: 3\n# first-line: 0,1\nrow,col,count\n0,0,1\n0,1,2\n"
 	if _, err := parseCounts([]byte(good), "c.csv"); err != nil {
 		t.Fatal(err)
+	}
+	// The points comment: its first number, when positive, is the count
+	// of check-ins read; a zero or a malformed one is ignored.
+	for in, want := range map[string]int{
+		"# points: 10991 read, 912 outside every cell\n": 10991,
+		"# points: 12\n":              12,
+		"# points: 0 read\n":          0,
+		"# points: many\n":            0,
+		"# points:\n":                 0,
+		"# points: 12\n# points: 0\n": 12, // a zero does not undo a count
+	} {
+		cf, err := parseCounts([]byte(in+good), "c.csv")
+		if err != nil || cf.points != want {
+			t.Errorf("%q: points %v (%v), want %d", in, cf, err, want)
+		}
 	}
 	cases := map[string]string{
 		"# lines: 4\n# first-line: 0,1\nrow,col,count\n0,0,1\n0,1,2\n": "counts sum to 3",
@@ -170,6 +197,7 @@ func TestParseCountsErrors(t *testing.T) {
 		"# lines: 2\n# first-line: 0,0\nrow,col,count\n0,0,1\n0,0,1\n": "c.csv:5: cell (0,0) listed twice",
 		"# lines: 2\n# first-line: 0,0\nrow,col,count\n0,0,x\n":        `c.csv:4: count "x" is not an integer`,
 		"# lines: -2\n":                   "c.csv:1: lines",
+		"# lines: 0\n":                    `c.csv:1: lines "0": want a positive integer`,
 		"# first-line: 1;2\n":             "c.csv:1: first-line",
 		"# lines: 1\n# first-line: 0,0\n": "no row,col,count header",
 	}
@@ -194,11 +222,40 @@ func TestFromCells(t *testing.T) {
 	if r, c := d.Grid.Abs(8); r != 4 || c != 6 {
 		t.Errorf("Abs(8) = (%d,%d), want the file's (4,6)", r, c)
 	}
-	if _, err := FromCells("toy", cells[:1], HeaderQuirk); err == nil {
-		t.Error("a single line under the header quirk gives no check-ins, want an error")
+	if _, err := FromCells("toy", cells[:1], HeaderQuirk); err == nil || !strings.Contains(err.Error(), `dataset "toy": no check-ins`) {
+		t.Errorf("a single line under the header quirk gives no check-ins: error %v", err)
 	}
-	if _, err := FromCells("toy", []Cell{{-1, 0}}, AllRows); err == nil {
-		t.Error("negative cell accepted")
+	if _, err := FromCells("toy", []Cell{{-1, 0}}, AllRows); err == nil || !strings.Contains(err.Error(), `dataset "toy": negative cell (-1,0)`) {
+		t.Errorf("negative cell: error %v", err)
+	}
+	// No lines at all, under either policy: no check-ins (not a panic).
+	for _, rows := range []RowPolicy{HeaderQuirk, AllRows} {
+		if _, err := FromCells("toy", nil, rows); err == nil || !strings.Contains(err.Error(), `dataset "toy": no check-ins`) {
+			t.Errorf("no lines, %v: error %v", rows, err)
+		}
+	}
+	// Cells with a zero count do not widen the grid.
+	d, err = fromCellCounts("toy", map[Cell]int{{0, 0}: 0, {2, 3}: 4, {9, 9}: 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 1, Cols: 1, Row0: 2, Col0: 3}); d.Grid != want || d.N != 4 || d.Counts[0] != 4 {
+		t.Errorf("fromCellCounts with zeros = %+v, want grid %v with count 4", d, want)
+	}
+	// Cells on row 0 and column 0: a one-row grid at the origin.
+	d, err = FromCells("toy", []Cell{{0, 0}, {0, 1}, {0, 1}}, AllRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 1, Cols: 2}); d.Grid != want || d.N != 3 || d.Counts[0] != 1 || d.Counts[1] != 2 {
+		t.Errorf("FromCells on row 0 = %+v, want grid %v with counts [1 2]", d, want)
+	}
+	d, err = FromCells("toy", []Cell{{0, 0}, {1, 0}}, AllRows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (kernels.Grid{Rows: 2, Cols: 1}); d.Grid != want || d.N != 2 {
+		t.Errorf("FromCells on column 0 = %+v, want grid %v", d, want)
 	}
 }
 
@@ -220,5 +277,26 @@ func TestRowPolicyText(t *testing.T) {
 		if q, err := ParseRowPolicy(string(b)); err != nil || q != p {
 			t.Errorf("round trip of %v: %v, %v", p, q, err)
 		}
+	}
+	// Values just past the names, and below them, have no name.
+	for _, p := range []RowPolicy{-1, 2} {
+		if s := p.String(); s != fmt.Sprintf("RowPolicy(%d)", int(p)) {
+			t.Errorf("RowPolicy(%d).String() = %q", int(p), s)
+		}
+		if _, err := p.MarshalText(); err == nil || err.Error() != fmt.Sprintf("invalid row policy %d", int(p)) {
+			t.Errorf("RowPolicy(%d).MarshalText: error %v", int(p), err)
+		}
+	}
+}
+
+// TestDiscretizerOneBand: a box one step high and wide has two edges on
+// each axis, one cell.
+func TestDiscretizerOneBand(t *testing.T) {
+	d, err := City{Name: "one", Box: Box{LatMin: 0, LatMax: 2, LonMin: 0, LonMax: 2}, LatStep: 1.5, LonStep: 1.5}.Discretizer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Rows() != 1 || d.Cols() != 1 {
+		t.Errorf("%d x %d cells, want 1 x 1", d.Rows(), d.Cols())
 	}
 }

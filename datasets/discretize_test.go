@@ -3,6 +3,7 @@ package datasets
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -59,9 +60,17 @@ func TestArangeKnownValues(t *testing.T) {
 	if got, _ := Arange(0, 1e-320, 1e300); len(got) != 1 {
 		t.Errorf("arange with an underflowing quotient = %v, want one value", got)
 	}
-	for _, bad := range [][3]float64{{0, 1, 0}, {math.NaN(), 1, 0.1}, {0, math.Inf(1), 0.1}, {0, 1e9, 1e-9}} {
-		if _, err := Arange(bad[0], bad[1], bad[2]); err == nil {
-			t.Errorf("Arange(%v) succeeded, want an error", bad)
+	for _, bad := range []struct {
+		args [3]float64
+		want string
+	}{
+		{[3]float64{0, 1, 0}, "arange(0, 1, 0): step must not be 0"},
+		{[3]float64{math.NaN(), 1, 0.1}, "arange(NaN, 1, 0.1): arguments must be finite"},
+		{[3]float64{0, math.Inf(1), 0.1}, "arange(0, +Inf, 0.1): arguments must be finite"},
+		{[3]float64{0, 1e9, 1e-9}, "arange(0, 1e+09, 1e-09): 1e+18 values is more than 1048576"},
+	} {
+		if _, err := Arange(bad.args[0], bad.args[1], bad.args[2]); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("Arange(%v): error %v, want one saying %q", bad.args, err, bad.want)
 		}
 	}
 }
@@ -174,14 +183,22 @@ func TestLookup(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	if err := (City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 0, LonStep: 1}).Validate(); err == nil {
-		t.Error("zero step accepted")
-	}
-	if err := (Box{LatMin: 1, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(); err == nil {
-		t.Error("inverted box accepted")
-	}
-	if err := (Box{LatMin: -91, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(); err == nil {
-		t.Error("latitude -91 accepted")
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 0, LonStep: 1}).Validate(), `city "x": steps must be finite and > 0 (lat 0, lon 1)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: 0}).Validate(), `city "x": steps must be finite and > 0 (lat 1, lon 0)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: math.Inf(1)}).Validate(), `city "x": steps must be finite and > 0 (lat 1, lon +Inf)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: math.Inf(1), LonStep: 1}).Validate(), `city "x": steps must be finite and > 0 (lat +Inf, lon 1)`},
+		{(City{Name: "x", Box: Box{0, 1, 0, 1}, LatStep: 1, LonStep: 1, Rule: 7}).Validate(), `city "x": unknown boundary rule 7`},
+		{(Box{LatMin: 1, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [1, 0], lon [0, 1]: minimum above maximum"},
+		{(Box{LatMin: -91, LatMax: 0, LonMin: 0, LonMax: 1}).Validate(), "box lat [-91, 0], lon [0, 1]: latitude must lie in [-90, 90] and longitude in [-180, 180]"},
+		{(Box{LatMin: 0, LatMax: 1, LonMin: 0, LonMax: 181}).Validate(), "longitude in [-180, 180]"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("error %v, want one saying %q", tc.err, tc.want)
+		}
 	}
 }
 
@@ -237,5 +254,31 @@ func TestParityWithReferenceGrids(t *testing.T) {
 			t.Fatalf("%s: %d cells, reference has %d lines", c.Name, len(got), len(ref))
 		}
 		t.Logf("%s: %d points, %d outside every cell, %d on an interior edge, %d lines reproduced", c.Name, points, outside, multi, len(got))
+	}
+}
+
+// TestValidationBoundaries: the limits of the validated ranges are
+// themselves accepted, and the values just beyond refused.
+func TestValidationBoundaries(t *testing.T) {
+	for _, b := range []Box{{-90, 90, -180, 180}, {5, 5, 7, 7}} {
+		if err := b.Validate(); err != nil {
+			t.Errorf("box %v: %v", b, err)
+		}
+	}
+	for _, b := range []Box{
+		{math.Nextafter(-90, -91), 0, 0, 1}, {0, math.Nextafter(90, 91), 0, 1},
+		{0, 1, math.Nextafter(-180, -181), 0}, {0, 1, 0, math.Nextafter(180, 181)},
+		{math.Nextafter(5, 6), 5, 0, 1}, {0, 1, math.Nextafter(7, 8), 7},
+	} {
+		if err := b.Validate(); err == nil {
+			t.Errorf("box %v accepted", b)
+		}
+	}
+	// Arange accepts exactly maxEdges values and refuses one more.
+	if v, err := Arange(0, maxEdges, 1); err != nil || len(v) != maxEdges {
+		t.Errorf("arange of %d values: %d values, %v", maxEdges, len(v), err)
+	}
+	if _, err := Arange(0, maxEdges+1, 1); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("more than %d", maxEdges)) {
+		t.Errorf("arange of %d values: error %v", maxEdges+1, err)
 	}
 }

@@ -124,6 +124,11 @@ func TestFetch(t *testing.T) {
 		if err != nil || res.Downloaded || hits.Load() != before || res.Verified || res.SHA256 != digest {
 			t.Errorf("second run: %+v, %v, %d requests", res, err, hits.Load()-before)
 		}
+		// With Force it downloads again over the existing archive.
+		res, err = Fetch(ctx, FetchOptions{URL: url, Dir: dir, Force: true})
+		if err != nil || !res.Downloaded || hits.Load() != before+1 || res.SHA256 != digest {
+			t.Errorf("forced run: %+v, %v, %d requests", res, err, hits.Load()-before)
+		}
 	})
 	t.Run("unverified local copy", func(t *testing.T) {
 		dir := t.TempDir()
@@ -145,8 +150,8 @@ func TestFetch(t *testing.T) {
 		if _, err := Fetch(ctx, FetchOptions{URL: url, SHA256: "abc", Dir: t.TempDir()}); err == nil || !strings.Contains(err.Error(), "64 hex digits") {
 			t.Errorf("short digest: %v", err)
 		}
-		if _, err := Fetch(ctx, FetchOptions{URL: url}); err == nil {
-			t.Error("no output directory accepted")
+		if _, err := Fetch(ctx, FetchOptions{URL: url}); err == nil || !strings.Contains(err.Error(), "fetch: no output directory") {
+			t.Errorf("no output directory: error %v", err)
 		}
 	})
 }

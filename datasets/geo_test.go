@@ -3,6 +3,7 @@ package datasets
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -86,13 +87,32 @@ func TestFrameCells(t *testing.T) {
 			t.Errorf("%v x %v m in %v m cells: %d x %d, want %d x %d", c.h, c.w, c.cell, f.Rows(), f.Cols(), c.rows, c.cols)
 		}
 	}
-	for _, bad := range []CellSpec{{M: -1}, {M: math.Inf(1)}, {}, {Deg: [2]float64{0.1, 0}}} {
-		if _, err := NewFrame(box(100, 100), bad); err == nil {
-			t.Errorf("cell %v accepted", bad)
+	for _, tc := range []struct {
+		cell CellSpec
+		want string
+	}{
+		{CellSpec{M: -1}, "cell size -1 m: want a finite value > 0"},
+		{CellSpec{M: math.Inf(1)}, "cell size +Inf m: want a finite value > 0"},
+		{CellSpec{}, "cell size 0 x 0 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0.1, 0}}, "cell size 0.1 x 0 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0, 0.1}}, "cell size 0 x 0.1 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{math.Inf(1), 0.1}}, "cell size +Inf x 0.1 degrees: want finite values > 0"},
+		{CellSpec{Deg: [2]float64{0.1, math.Inf(1)}}, "cell size 0.1 x +Inf degrees: want finite values > 0"},
+	} {
+		if _, err := NewFrame(box(100, 100), tc.cell); err == nil || err.Error() != tc.want {
+			t.Errorf("cell %v: error %v, want %q", tc.cell, err, tc.want)
 		}
 	}
-	if _, err := NewFrame(Box{LatMin: 0, LatMax: 80, LonMin: 0, LonMax: 170}, CellSpec{M: 1}); err == nil {
-		t.Error("a frame of about 10^13 cells accepted")
+	if _, err := NewFrame(Box{LatMin: 0, LatMax: 80, LonMin: 0, LonMax: 170}, CellSpec{M: 1}); err == nil || !strings.Contains(err.Error(), "more than the 1048576 a grid may have") {
+		t.Errorf("a frame of about 10^13 cells: error %v", err)
+	}
+	// Exactly the largest grid, 1024 x 1024 cells, and one row more.
+	f, err := NewFrame(Box{LatMin: 0, LatMax: 1.024, LonMin: 0, LonMax: 1.024}, CellSpec{Deg: [2]float64{0.001, 0.001}})
+	if err != nil || f.Rows() != 1024 || f.Cols() != 1024 {
+		t.Errorf("1024 x 1024 cells: %v", err)
+	}
+	if _, err := NewFrame(Box{LatMin: 0, LatMax: 1.025, LonMin: 0, LonMax: 1.024}, CellSpec{Deg: [2]float64{0.001, 0.001}}); err == nil || !strings.Contains(err.Error(), "gives 1025 x 1024 cells, more than the 1048576") {
+		t.Errorf("1025 x 1024 cells: error %v", err)
 	}
 }
 
@@ -161,6 +181,89 @@ func TestUniformBandIsBand(t *testing.T) {
 					t.Fatalf("value %v on edges %v..%v (step %v): band %d, shortcut %d", v, ax.e[0], ax.e[len(ax.e)-1], ax.step, want, got)
 				}
 			}
+		}
+	}
+}
+
+// TestUniformBandUnevenSteps: on edges laid like NewFrame's with uneven
+// steps, the shortcut agrees with the search at every edge and at the
+// floats next to it, including values where the spacing's estimate is a
+// band too low (counted, so that the test shows it reaches them) or too
+// high.
+func TestUniformBandUnevenSteps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	low, high := 0, 0
+	for range 5000 {
+		lo, step, n := -80+160*rng.Float64(), 1e-4+rng.Float64()*0.01, 1+rng.IntN(300)
+		hi := lo + float64(n)*step*(0.5+0.5*rng.Float64())
+		e := make([]float64, n+1)
+		for k := range e {
+			e[k] = hi - float64(k)*step
+		}
+		for i := range e {
+			for _, v := range []float64{e[i], math.Nextafter(e[i], math.Inf(-1)), math.Nextafter(e[i], math.Inf(1))} {
+				if v < lo || v > hi {
+					continue
+				}
+				want, _ := band(e, v, LowerClosed)
+				switch guess := min(max(int((e[0]-v)/step), 0), n-1); {
+				case guess < want:
+					low++
+				case guess > want:
+					high++
+				}
+				if got := uniformBand(e, v, step); got != want {
+					t.Fatalf("value %v on edges %v - k %v (%d bands): band %d, shortcut %d", v, hi, step, n, want, got)
+				}
+			}
+		}
+	}
+	if low == 0 || high == 0 {
+		t.Errorf("the estimate was %d times too low and %d times too high: the test no longer reaches both corrections", low, high)
+	}
+}
+
+// TestBands: a quotient within 1e-9 (relative) of an integer is that
+// integer, beyond it the next one up; and what a cell spec says it is.
+func TestBands(t *testing.T) {
+	for _, tc := range []struct {
+		span, step, want float64
+	}{
+		{1.1, 0.1, 11},              // 11.000000000000002: rounding, not a 12th band
+		{0.3, 0.1, 3},               // 2.9999999999999996
+		{1.0000000001, 0.001, 1000}, // 1000.0000001: within 1e-9 of 1000, relative
+		{1.00001, 0.001, 1001},      // 1000.01: a sliver of band 1001
+		{0.0001, 1, 1},              // at least one band
+	} {
+		if got := bands(tc.span, tc.step); got != tc.want {
+			t.Errorf("bands(%v, %v) = %v, want %v", tc.span, tc.step, got, tc.want)
+		}
+	}
+	if s := (CellSpec{M: 100}).String(); s != "100 m" {
+		t.Errorf("100 m cells: %q", s)
+	}
+	if s := (CellSpec{Deg: [2]float64{0.001, 0.002}}).String(); s != "0.001 x 0.002 degrees" {
+		t.Errorf("degree cells: %q", s)
+	}
+}
+
+// TestCentreUnevenEdges: a cell's centre is the midpoint of its edges,
+// and outside the frame the edges continue at the mean spacing.
+func TestCentreUnevenEdges(t *testing.T) {
+	f := &Frame{Lat: []float64{3, 2, 0.5, 0}, Lon: []float64{10, 9.5, 8}}
+	for _, tc := range []struct {
+		row, col int
+		lat, lon float64
+	}{
+		{0, 0, 2.5, 9.75},
+		{1, 1, 1.25, 8.75},
+		{2, 0, 0.25, 9.75},
+		{-1, -1, 3.5, 10.5}, // mean spacings 1 and 1
+		{3, 2, -0.5, 7.5},   // the first cells past the south and west edges
+		{-2, 4, 4.5, 5.5},   // further out
+	} {
+		if lat, lon := f.Centre(tc.row, tc.col); lat != tc.lat || lon != tc.lon {
+			t.Errorf("Centre(%d, %d) = (%v, %v), want (%v, %v)", tc.row, tc.col, lat, lon, tc.lat, tc.lon)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package datasets
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -26,6 +27,9 @@ func TestHotspots(t *testing.T) {
 		}
 		if ds.Grid.Rows != side || ds.Grid.Cols != side || ds.N != HotspotN {
 			t.Fatalf("side %d: grid %v with %d check-ins", side, ds.Grid, ds.N)
+		}
+		if want := fmt.Sprintf("(Go generator, seed %d)", 20261126+side); !strings.Contains(ds.Source, want) {
+			t.Errorf("side %d: source %q does not name the seed: %s", side, ds.Source, want)
 		}
 		again, _ := Hotspots(side)
 		for i := range ds.Counts {
@@ -112,6 +116,9 @@ func TestReadHotspots(t *testing.T) {
 		{"row,col,count\n0,0\n", "bad.csv:2"},
 		{"row,col,count\n0,x,1\n", "bad.csv:2: field 2"},
 		{"row,col,count\n0,3,1\n", "outside the 3x3 grid"},
+		{"row,col,count\n3,0,1\n", "bad.csv:2: cell (3,0) count 1 outside the 3x3 grid"},
+		{"row,col,count\n-1,0,1\n", "bad.csv:2: cell (-1,0) count 1 outside the 3x3 grid"},
+		{"row,col,count\n0,-1,1\n", "bad.csv:2: cell (0,-1) count 1 outside the 3x3 grid"},
 		{"row,col,count\n0,0,-1\n", "negative"},
 		{"row,col,count\n", "no check-ins"},
 	} {

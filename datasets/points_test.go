@@ -61,6 +61,19 @@ func TestFindPoints(t *testing.T) {
 	if _, err := FindPoints("sf", nil); !errors.Is(err, ErrNoPoints) || !strings.Contains(err.Error(), "nowhere") {
 		t.Errorf("no dirs: %v", err)
 	}
+	// A directory of the file's name is not the file; a path that cannot
+	// be a directory (a file in its place) is an error, not an absence.
+	d3 := t.TempDir()
+	if err := os.Mkdir(filepath.Join(d3, "paris_checkins.csv"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := FindPoints("paris", []string{d3}); !errors.Is(err, ErrNoPoints) {
+		t.Errorf("a directory named paris_checkins.csv: %v, want ErrNoPoints", err)
+	}
+	notDir := filepath.Join(d2, "paris_checkins.csv")
+	if _, err := FindPoints("paris", []string{notDir, d1}); err == nil || errors.Is(err, ErrNoPoints) || !strings.Contains(err.Error(), "raw check-ins of paris: ") {
+		t.Errorf("a file in place of a directory: %v, want the stat error", err)
+	}
 	writeFile(t, filepath.Join(d1, "sf_checkins.csv"), "37.78,-122.41\n37.78,abc\n")
 	if _, _, _, err := PointsFrom("sf", dirs); err == nil || !strings.Contains(err.Error(), "sf_checkins.csv:2: longitude") {
 		t.Errorf("malformed raw file: %v", err)
@@ -94,5 +107,27 @@ func TestPointsShared(t *testing.T) {
 	}
 	if len(lat) != 10991 || len(lon) != 10991 {
 		t.Errorf("%d points, README says 10991", len(lat))
+	}
+}
+
+// TestPointsModuleCache: without $PRIVIC_DATA, Points finds the module
+// root above the working directory and reads the fetched copy in its
+// datasets/cache (a module tree of its own here).
+func TestPointsModuleCache(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "go.mod"), "module privic\n")
+	if err := os.MkdirAll(filepath.Join(root, "datasets", "cache"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "datasets", "cache", "sf_checkins.csv"), "37.75,-122.45\n37.76,-122.44\n")
+	sub := filepath.Join(root, "experiments")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	t.Setenv(EnvData, "")
+	lat, _, src, err := Points("sf")
+	if err != nil || len(lat) != 2 || filepath.Base(filepath.Dir(src)) != "cache" {
+		t.Errorf("Points(sf) = %v from %q, %v; want the 2 points of the module's cache", lat, src, err)
 	}
 }

@@ -16,7 +16,7 @@ func sharedGowalla(t *testing.T) string {
 	}
 	dir := filepath.Join(SharedDir(root), "datasets", "gowalla")
 	if _, err := os.Stat(filepath.Join(dir, CellsFile("paris"))); err != nil {
-		t.Skipf("SKIPPING: the shared Gowalla subsets are not available (%v); this test needs %s", err, dir)
+		t.Skipf("SKIPPING: needs the shared Gowalla subsets in ../shared/datasets/gowalla next to the repository (%v)", err)
 	}
 	return dir
 }

@@ -154,7 +154,7 @@ func Island(g kernels.Grid, prior []float64, opt IslandOptions) ([]float64, erro
 		}
 		out[a] = opt.Mass
 	default:
-		return nil, fmt.Errorf("island: %v", opt.Mode)
+		return nil, fmt.Errorf("island: mode %v: want %v or %v", opt.Mode, MoveMass, SetMass)
 	}
 	return out, nil
 }

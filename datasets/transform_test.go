@@ -158,29 +158,31 @@ func TestIslandEdges(t *testing.T) {
 			t.Errorf("mass %v: A = %v, total %v", m, out[g.Index(3, 4)], total(out))
 		}
 	}
-	bad := []IslandOptions{
-		{Row: 4, Col: 0, Mode: MoveMass},
-		{Row: 0, Col: -1, Mode: MoveMass},
-		{Row: 0, Col: 0, Radius: -1, Mode: MoveMass},
-		{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}},
-		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}},
-		{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5},
-		{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()},
-		{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, // nothing outside the block
-		{Row: 0, Col: 0, Mode: 5},
-	}
-	for _, o := range bad {
-		if _, err := Island(g, prior, o); err == nil {
-			t.Errorf("Island(%+v) accepted", o)
-		}
-	}
-	if _, err := Island(g, prior[:3], PaperIsland(parisPlace(t, "A"))); err == nil {
-		t.Error("prior of the wrong length accepted")
-	}
 	notDist := append([]float64(nil), prior...)
 	notDist[0] += 0.1
-	if _, err := Island(g, notDist, IslandOptions{Mode: MoveMass}); err == nil {
-		t.Error("prior summing to 1.1 accepted")
+	bad := []struct {
+		o     IslandOptions
+		prior []float64
+		want  string
+	}{
+		{IslandOptions{Row: 4, Col: 0, Mode: MoveMass}, prior, "island: A = (4,0) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: -1, Mode: MoveMass}, prior, "island: A = (0,-1) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 5, Mode: MoveMass}, prior, "island: A = (0,5) is not a cell of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Radius: -1, Mode: MoveMass}, prior, "island: radius = -1: want >= 0"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 2, Row1: 1, Col0: 0, Col1: 0}}, prior, "island: block rows 2-1, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 4, Col0: 0, Col1: 0}}, prior, "island: block rows 0-4, cols 0-0 is not a non-empty rectangle of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: 1.5}, prior, "island: mass = 1.5: want a value in [0, 1"},
+		{IslandOptions{Row: 0, Col: 0, Mode: SetMass, Mass: math.NaN()}, prior, "island: mass = NaN: want a value in [0, 1"},
+		{IslandOptions{Row: 0, Col: 0, Radius: 9, Mode: SetMass, Mass: 0.5}, prior, "island: no mass outside the block to rescale to 0.5"},
+		{IslandOptions{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 0, Col0: 0, Col1: 5}}, prior, "island: block rows 0-0, cols 0-5 is not a non-empty rectangle of the 4x5 grid"},
+		{IslandOptions{Row: 0, Col: 0, Mode: 5}, prior, "island: mode IslandMode(5): want move or set"},
+		{PaperIsland(parisPlace(t, "A")), prior[:3], "island: prior has 3 entries, want 20"},
+		{IslandOptions{Mode: MoveMass}, notDist, "island: prior sums to 1.1"},
+	}
+	for _, tc := range bad {
+		if _, err := Island(g, tc.prior, tc.o); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Island(%+v): error %v, want one saying %q", tc.o, err, tc.want)
+		}
 	}
 }
 
@@ -208,9 +210,16 @@ func TestInject(t *testing.T) {
 	for _, c := range []struct {
 		cell int
 		f    float64
-	}{{-1, 0.1}, {165, 0.1}, {0, -0.1}, {0, 1.1}, {0, math.NaN()}} {
-		if _, err := Inject(prior, c.cell, c.f); err == nil {
-			t.Errorf("Inject(cell %d, f %v) accepted", c.cell, c.f)
+		want string
+	}{
+		{-1, 0.1, "inject: cell -1 is not one of the 165 cells"},
+		{165, 0.1, "inject: cell 165 is not one of the 165 cells"},
+		{0, -0.1, "inject: fraction -0.1: want a value in [0, 1]"},
+		{0, 1.1, "inject: fraction 1.1: want a value in [0, 1]"},
+		{0, math.NaN(), "inject: fraction NaN: want a value in [0, 1]"},
+	} {
+		if _, err := Inject(prior, c.cell, c.f); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Inject(cell %d, f %v): error %v, want one saying %q", c.cell, c.f, err, c.want)
 		}
 	}
 	neg := append([]float64(nil), prior...)
@@ -234,5 +243,81 @@ func TestIslandOptionsTOML(t *testing.T) {
 	}
 	if _, err := toml.Decode("[island]\nmode = \"dump\"\n", &spec); err == nil || !strings.Contains(err.Error(), `"move" or "set"`) {
 		t.Errorf("unknown mode: %v", err)
+	}
+}
+
+// TestIslandBoundaries: A and the block may touch every edge of the grid.
+func TestIslandBoundaries(t *testing.T) {
+	g := kernels.Grid{Rows: 4, Cols: 5}
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = 1 / float64(g.Len())
+	}
+	for _, o := range []IslandOptions{
+		{Row: 3, Col: 4, Radius: 0, Mode: MoveMass},
+		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 3, Col0: 4, Col1: 4}, Mode: MoveMass},
+		{Row: 3, Col: 0, Block: &Block{Row0: 3, Row1: 3, Col0: 0, Col1: 0}, Mode: MoveMass},
+	} {
+		out, err := Island(g, prior, o)
+		if err != nil {
+			t.Errorf("Island(%+v): %v", o, err)
+			continue
+		}
+		if math.Abs(total(out)-1) > 1e-12 {
+			t.Errorf("Island(%+v): total %v", o, total(out))
+		}
+	}
+	// Radius 0 moves nothing: the block is A alone.
+	out, _ := Island(g, prior, IslandOptions{Row: 1, Col: 1, Radius: 0, Mode: MoveMass})
+	for i, v := range out {
+		if v != prior[i] {
+			t.Fatalf("radius 0: cell %d = %v, want %v", i, v, prior[i])
+		}
+	}
+}
+
+// TestIslandRadiusBlock: the block of a radius spans A +- radius on both
+// sides, cut at the grid; SetMass may give A the whole mass, also when
+// nothing outside the block has any (no NaN from rescaling nothing).
+func TestIslandRadiusBlock(t *testing.T) {
+	g, _ := kernels.NewGrid(4, 5)
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = 1.0 / float64(g.Len())
+	}
+	out, err := Island(g, prior, IslandOptions{Row: 1, Col: 1, Radius: 1, Mode: SetMass, Mass: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range g.Rows {
+		for c := range g.Cols {
+			v := out[g.Index(r, c)]
+			switch inBlock := r <= 2 && c <= 2; {
+			case r == 1 && c == 1:
+				if math.Abs(v-0.5) > 1e-15 {
+					t.Errorf("A = %v, want 0.5", v)
+				}
+			case inBlock && v != 0:
+				t.Errorf("(%d,%d) in the block has %v", r, c, v)
+			case !inBlock && math.Abs(v-0.5/11) > 1e-15:
+				t.Errorf("(%d,%d) outside the block has %v, want 0.5/11", r, c, v)
+			}
+		}
+	}
+	// All the mass to A, with nothing outside the block.
+	inside := make([]float64, g.Len())
+	inside[g.Index(0, 0)], inside[g.Index(1, 1)] = 0.5, 0.5
+	out, err = Island(g, inside, IslandOptions{Row: 0, Col: 0, Radius: 1, Mode: SetMass, Mass: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, v := range out {
+		want := 0.0
+		if i == 0 {
+			want = 1
+		}
+		if v != want {
+			t.Errorf("cell %d: %v, want %v", i, v, want)
+		}
 	}
 }

@@ -45,7 +45,7 @@ func crashReference(t *testing.T) (dir, spec, want string) {
 func TestHelperProcess(t *testing.T) {
 	mode := os.Getenv("PRIVIC_HELPER")
 	if mode == "" {
-		t.Skip("helper process for the crash tests")
+		return // not a test on its own: helper runs it as a child
 	}
 	spec, out := os.Getenv("PRIVIC_HELPER_SPEC"), os.Getenv("PRIVIC_HELPER_OUT")
 	k := &testkind.Hooks{}

@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -63,8 +65,8 @@ func relClose(got, want, tol float64) bool {
 }
 
 func TestBAMatchesPlainParis(t *testing.T) {
-	g, counts := loadSharedCity(t, "paris")
-	prior := sharedPrior(counts)
+	g, counts := loadCity(t, "paris")
+	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
 		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
 		if err != nil {
@@ -311,9 +313,12 @@ func TestBAConvergence(t *testing.T) {
 		t.Errorf("capped run: %v iterations, converged %v, err %v", b.Iterations, b.Converged, err)
 	}
 	// Uniform start: with a tiny beta, C_1 is within delta of uniform.
-	b, err = BA(g, prior, BAConfig{Beta: 1e-12, Delta: 1e-9})
-	if err != nil || b.Iterations != 1 || !b.Converged {
-		t.Errorf("tiny beta: %d iterations, converged %v, err %v", b.Iterations, b.Converged, err)
+	for _, forceLog := range []bool{false, true} {
+		var ws BAWorkspace
+		b, err := ws.ba(g, prior, BAConfig{Beta: 1e-12, Delta: 1e-9}, forceLog)
+		if err != nil || b.Iterations != 1 || !b.Converged {
+			t.Errorf("tiny beta, log=%v: %d iterations, converged %v, err %v", forceLog, b.Iterations, b.Converged, err)
+		}
 	}
 }
 
@@ -328,32 +333,59 @@ func TestBAErrors(t *testing.T) {
 		f(p)
 		return p
 	}
+	// A grid one row beyond the size limit, with a valid prior, so that only
+	// the size guard can refuse it.
+	huge := Grid{Rows: MaxCells/1024 + 1, Cols: 1024}
 	cases := []struct {
 		name  string
 		g     Grid
 		prior []float64
 		cfg   BAConfig
+		want  string
 	}{
-		{"beta 0", g, good, BAConfig{Beta: 0, Iterations: 1}},
-		{"beta <0", g, good, BAConfig{Beta: -1, Iterations: 1}},
-		{"beta NaN", g, good, BAConfig{Beta: math.NaN(), Iterations: 1}},
-		{"beta Inf", g, good, BAConfig{Beta: math.Inf(1), Iterations: 1}},
-		{"iterations <0", g, good, BAConfig{Beta: 1, Iterations: -1}},
-		{"delta 0", g, good, BAConfig{Beta: 1}},
-		{"delta NaN", g, good, BAConfig{Beta: 1, Delta: math.NaN()}},
-		{"max iterations <0", g, good, BAConfig{Beta: 1, Delta: 1e-3, MaxIterations: -2}},
-		{"short prior", g, good[:11], BAConfig{Beta: 1, Iterations: 1}},
-		{"negative", g, bad(func(p []float64) { p[0] = -p[0]; p[1] += 2 * p[1] }), BAConfig{Beta: 1, Iterations: 1}},
-		{"NaN", g, bad(func(p []float64) { p[3] = math.NaN() }), BAConfig{Beta: 1, Iterations: 1}},
-		{"Inf", g, bad(func(p []float64) { p[3] = math.Inf(1) }), BAConfig{Beta: 1, Iterations: 1}},
-		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}},
-		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}},
-		{"huge grid", Grid{Rows: 200, Cols: 200}, nil, BAConfig{Beta: 1, Iterations: 1}},
+		{"beta 0", g, good, BAConfig{Beta: 0, Iterations: 1}, "ba: beta = 0: must be finite and > 0"},
+		{"beta <0", g, good, BAConfig{Beta: -1, Iterations: 1}, "ba: beta = -1: must be finite and > 0"},
+		{"beta NaN", g, good, BAConfig{Beta: math.NaN(), Iterations: 1}, "ba: beta = NaN: must be finite and > 0"},
+		{"beta Inf", g, good, BAConfig{Beta: math.Inf(1), Iterations: 1}, "ba: beta = +Inf: must be finite and > 0"},
+		{"iterations <0", g, good, BAConfig{Beta: 1, Iterations: -1}, "ba: iterations = -1: must be >= 0"},
+		{"delta 0", g, good, BAConfig{Beta: 1}, "ba: convergence mode (iterations = 0): delta = 0: must be finite and > 0"},
+		{"delta NaN", g, good, BAConfig{Beta: 1, Delta: math.NaN()}, "delta = NaN: must be finite and > 0"},
+		{"max iterations <0", g, good, BAConfig{Beta: 1, Delta: 1e-3, MaxIterations: -2}, "ba: max iterations = -2: must be >= 0"},
+		{"short prior", g, good[:11], BAConfig{Beta: 1, Iterations: 1}, "ba: prior has 11 entries, want 12"},
+		{"negative", g, bad(func(p []float64) { p[0] = -p[0]; p[1] += 2 * p[1] }), BAConfig{Beta: 1, Iterations: 1}, "prior[0] = -0.08333333333333333: entries must be finite and >= 0"},
+		{"NaN", g, bad(func(p []float64) { p[3] = math.NaN() }), BAConfig{Beta: 1, Iterations: 1}, "prior[3] = NaN: entries must be finite and >= 0"},
+		{"Inf", g, bad(func(p []float64) { p[3] = math.Inf(1) }), BAConfig{Beta: 1, Iterations: 1}, "prior[3] = +Inf: entries must be finite and >= 0"},
+		{"not normalised", g, bad(func(p []float64) { p[3] *= 1.01 }), BAConfig{Beta: 1, Iterations: 1}, "ba: prior sums to 1.00083"},
+		{"bad grid", Grid{Rows: 0, Cols: 4}, good, BAConfig{Beta: 1, Iterations: 1}, "ba: grid 0x4: rows and cols must be > 0"},
+		{"huge grid", huge, uniform(huge.Len()), BAConfig{Beta: 1, Iterations: 1},
+			fmt.Sprintf("ba: grid %dx%d: more than %d cells", huge.Rows, huge.Cols, MaxCells)},
 	}
 	for _, tc := range cases {
-		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil {
-			t.Errorf("%s: no error", tc.name)
+		if _, err := BA(tc.g, tc.prior, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
+	}
+	// The dense channel's guard: BA works beyond MaxDenseCells, but its
+	// channel is not materialised there, and Dense says why; the guard's
+	// edge is exactly MaxDenseCells x MaxDenseCells entries.
+	big := Grid{Rows: MaxDenseCells/128 + 1, Cols: 128}
+	b, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
+	if err != nil {
+		t.Fatalf("%v: %v", big, err)
+	}
+	want := fmt.Sprintf("ba: a dense %v -> %v channel has %d entries", big, big, big.Len()*big.Len())
+	if _, err := b.Dense(); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Dense on %v: error %v, want one saying %q", big, err, want)
+	}
+	if b.Channel() != nil {
+		t.Errorf("Channel on %v is not nil", big)
+	}
+	edge := Grid{Rows: MaxDenseCells / 128, Cols: 128}
+	if err := checkDenseSize(edge, edge); err != nil {
+		t.Errorf("%v (%d cells, the limit): %v", edge, edge.Len(), err)
+	}
+	if err := checkDenseSize(edge, Grid{Rows: 1, Cols: edge.Len() + 1}); err == nil {
+		t.Errorf("%v -> %d cells accepted", edge, edge.Len()+1)
 	}
 	// Within the documented tolerance the prior is accepted.
 	if _, err := BA(g, bad(func(p []float64) { p[0] += 1e-10 }), BAConfig{Beta: 1, Iterations: 1}); err != nil {
@@ -383,5 +415,97 @@ func TestBAWorkspaceAllocs(t *testing.T) {
 	})
 	if ca != a1 {
 		t.Errorf("convergence mode allocates per iteration: %v vs %v", ca, a1)
+	}
+}
+
+// TestBAChangeExact: in convergence mode the reported Change is the exact
+// largest entry change between the last two channels (the uniform channel
+// before the first), checked against materialised channels after every
+// number of iterations up to the cap, in both domains, on grids with more
+// rows than columns and the reverse.
+func TestBAChangeExact(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	for _, sz := range [][2]int{{3, 5}, {5, 2}} {
+		g, _ := NewGrid(sz[0], sz[1])
+		m := g.Len()
+		prior := randPrior(rng, m, 0.2)
+		uni := make([]float64, m*m)
+		for i := range uni {
+			uni[i] = 1 / float64(m)
+		}
+		for _, forceLog := range []bool{false, true} {
+			prev := uni
+			for it := 1; it <= 6; it++ {
+				var ws BAWorkspace
+				// Delta 1e-300 never converges: the cap stops the run, and
+				// Change is computed on the last iteration.
+				b, err := ws.ba(g, prior, BAConfig{Beta: 0.8, Delta: 1e-300, MaxIterations: it}, forceLog)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, wantC := plainBA(g, prior, 0.8, it)
+				d := maxAbsDiff(want, prev)
+				if b.Iterations != it || b.Converged || math.Abs(b.Change-d) > 1e-13*d {
+					t.Errorf("%v log=%v cap %d: %d iterations, converged %v, change %.17g; want %d, false, %.17g",
+						g, forceLog, it, b.Iterations, b.Converged, b.Change, it, d)
+				}
+				// The marginal the channel was built from (uniform for C_1).
+				if e := maxRelDiff(b.Marginal, wantC); e > 1e-12 {
+					t.Errorf("%v log=%v cap %d: marginal differs from plain BA's by %.3g", g, forceLog, it, e)
+				}
+				prev = want
+			}
+		}
+	}
+}
+
+// TestBAWorkspaceReuse: a workspace reused across grids, betas and
+// domains gives exactly what a fresh call gives.
+func TestBAWorkspaceReuse(t *testing.T) {
+	rng := rand.New(rand.NewPCG(19, 20))
+	var ws BAWorkspace
+	for _, tc := range []struct {
+		rows, cols int
+		beta       float64
+		log        bool
+	}{
+		{4, 5, 0.7, false}, {4, 5, 0.7, false}, {4, 5, 1.3, false}, {4, 6, 1.3, false},
+		{3, 6, 1.3, false}, {3, 6, 1.3, true}, {3, 6, 1.3, false}, {3, 6, 2, true}, {4, 5, 0.7, false},
+	} {
+		g, _ := NewGrid(tc.rows, tc.cols)
+		prior := randPrior(rng, g.Len(), 0.1)
+		cfg := BAConfig{Beta: tc.beta, Iterations: 4}
+		got, err := ws.ba(g, prior, cfg, tc.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh BAWorkspace
+		want, err := fresh.ba(g, prior, cfg, tc.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got.Channel().P, want.Channel().P); d != 0 {
+			t.Errorf("%v beta=%v log=%v: reused workspace differs from a fresh one by %g", g, tc.beta, tc.log, d)
+		}
+	}
+}
+
+// TestBADomainThreshold: BA iterates in the linear domain up to
+// beta*dmax = 600 (dmax the grid's diameter) and in the log domain above.
+// On a 4x5 grid dmax = hypot(3, 4) = 5 exactly.
+func TestBADomainThreshold(t *testing.T) {
+	g, _ := NewGrid(4, 5)
+	prior := uniform(g.Len())
+	for _, tc := range []struct {
+		beta float64
+		log  bool
+	}{{119, false}, {120, false}, {120.001, true}, {500, true}} {
+		b, err := BA(g, prior, BAConfig{Beta: tc.beta, Iterations: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.logDomain != tc.log {
+			t.Errorf("beta*dmax = %v: log domain %v, want %v", tc.beta*5, b.logDomain, tc.log)
+		}
 	}
 }

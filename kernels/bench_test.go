@@ -22,8 +22,8 @@ type benchCity struct {
 
 func loadBenchCity(b *testing.B, city string) benchCity {
 	b.Helper()
-	g, counts := loadSharedCity(b, city)
-	prior := sharedPrior(counts)
+	g, counts := loadCity(b, city)
+	prior := cityPrior(counts)
 	ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
 	if err != nil {
 		b.Fatal(err)

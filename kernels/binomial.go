@@ -131,9 +131,7 @@ func binomialBTRD(rng *rand.Rand, n int, p float64) int {
 		// Squeeze with the normal approximation, then the exact test via
 		// Stirling's series.
 		v = math.Log(v)
-		kmf := float64(km)
-		rho := (kmf / npq) * (((kmf/3+0.625)*kmf+1.0/6)/npq + 0.5)
-		t := -kmf * kmf / (2 * npq)
+		t, rho := btrdSqueeze(float64(km), npq)
 		if v < t-rho {
 			return k
 		}
@@ -141,14 +139,37 @@ func binomialBTRD(rng *rand.Rand, n int, p float64) int {
 			continue
 		}
 		if !hDone {
-			nm := float64(n - mode + 1)
-			h = (float64(mode)+0.5)*math.Log(float64(mode+1)/(r*nm)) + stirlingTail(mode) + stirlingTail(n-mode)
+			h = btrdLogRatioBase(n, mode, r)
 			hDone = true
 		}
-		nm := float64(n - mode + 1)
-		nk := float64(n - k + 1)
-		if v <= h+float64(n+1)*math.Log(nm/nk)+(kf+0.5)*math.Log(nk*r/(kf+1))-stirlingTail(k)-stirlingTail(n-k) {
+		if v <= btrdLogRatio(n, mode, k, r, h) {
 			return k
 		}
 	}
+}
+
+// btrdSqueeze returns BTRD's normal approximation t of ln(f(k)/f(mode))
+// for |k - mode| = km, npq = n p q, and the bound rho of its error, so
+// that t - rho <= ln(f(k)/f(mode)) <= t + rho.
+func btrdSqueeze(km, npq float64) (t, rho float64) {
+	rho = (km / npq) * (((km/3+0.625)*km+1.0/6)/npq + 0.5)
+	t = -km * km / (2 * npq)
+	return t, rho
+}
+
+// btrdLogRatioBase is the part of btrdLogRatio that depends only on the
+// mode (r = p/q).
+func btrdLogRatioBase(n, mode int, r float64) float64 {
+	nm := float64(n - mode + 1)
+	return (float64(mode)+0.5)*math.Log(float64(mode+1)/(r*nm)) + stirlingTail(mode) + stirlingTail(n-mode)
+}
+
+// btrdLogRatio returns ln(f(k)/f(mode)) for the Binomial(n, p) pmf f
+// through Stirling's series with its remainder (stirlingTail), given
+// r = p/q and h = btrdLogRatioBase(n, mode, r).
+func btrdLogRatio(n, mode, k int, r, h float64) float64 {
+	nm := float64(n - mode + 1)
+	nk := float64(n - k + 1)
+	kf := float64(k)
+	return h + float64(n+1)*math.Log(nm/nk) + (kf+0.5)*math.Log(nk*r/(kf+1)) - stirlingTail(k) - stirlingTail(n-k)
 }

@@ -12,6 +12,9 @@ type Channel struct {
 	P       []float64
 }
 
+// maxChannelEntries bounds the entries of a dense channel (2 GiB).
+const maxChannelEntries = 1 << 28
+
 // NewChannel allocates a zero channel from in to out.
 func NewChannel(in, out Grid) (*Channel, error) {
 	if err := in.Validate(); err != nil {
@@ -20,8 +23,8 @@ func NewChannel(in, out Grid) (*Channel, error) {
 	if err := out.Validate(); err != nil {
 		return nil, fmt.Errorf("output %w", err)
 	}
-	if int64(in.Len())*int64(out.Len()) > 1<<28 {
-		return nil, fmt.Errorf("channel %v -> %v: %d entries is too large", in, out, int64(in.Len())*int64(out.Len()))
+	if int64(in.Len())*int64(out.Len()) > maxChannelEntries {
+		return nil, fmt.Errorf("channel %v -> %v: %d entries; at most %d (a dense channel of 2 GiB)", in, out, int64(in.Len())*int64(out.Len()), maxChannelEntries)
 	}
 	return &Channel{In: in, Out: out, P: make([]float64, in.Len()*out.Len())}, nil
 }

@@ -329,8 +329,8 @@ func TestEMDSharedData(t *testing.T) {
 		{"paris", 2.02262, 2.0226176880494475},
 		{"sf", math.NaN(), 7.376104356187323},
 	} {
-		g, counts := loadSharedCity(t, c.city)
-		prior := sharedPrior(counts)
+		g, counts := loadCity(t, c.city)
+		prior := cityPrior(counts)
 		u := make([]float64, g.Len())
 		for i := range u {
 			u[i] = 1 / float64(len(u))

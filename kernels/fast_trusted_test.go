@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -78,16 +80,22 @@ func TestTrustedMatchChecked(t *testing.T) {
 		t.Fatalf("GIBU %v %d %v, GIBUTrusted %v %d %v", e1, i1, err1, e2, i2, err2)
 	}
 	// Shapes and weights are still checked.
-	if _, err := ObfuscateTrusted(rng, counts[:3], ba); err == nil {
-		t.Error("ObfuscateTrusted accepted counts of the wrong length")
-	}
-	if _, err := ObfuscateTrusted(rng, counts, &Channel{In: g, Out: g, P: ba.P[:5]}); err == nil {
-		t.Error("ObfuscateTrusted accepted a channel with too few entries")
-	}
-	if _, _, err := w2.GIBUTrusted(nil, []Batch{{Channel: ba, Counts: make([]float64, g.Len())}}, nil, IBUConfig{Iterations: 1}); err == nil {
-		t.Error("GIBUTrusted accepted all-zero counts")
-	}
-	if _, _, err := w2.IBUTrusted(nil, nil, nil, nil, IBUConfig{Iterations: 1}); err == nil {
-		t.Error("IBUTrusted accepted a nil channel")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string
+	}{
+		{"ObfuscateTrusted, short counts", second(ObfuscateTrusted(rng, counts[:3], ba)), fmt.Sprintf("obfuscate: counts has 3 entries, want %d", g.Len())},
+		{"ObfuscateTrusted, short channel", second(ObfuscateTrusted(rng, counts, &Channel{In: g, Out: g, P: ba.P[:5]})), fmt.Sprintf("has 5 entries, want %d", g.Len()*g.Len())},
+		{"GIBUTrusted, zero counts", third(w2.GIBUTrusted(nil, []Batch{{Channel: ba, Counts: make([]float64, g.Len())}}, nil, IBUConfig{Iterations: 1})), "gibu: batch 0: counts: total 0 must be finite and > 0"},
+		{"IBUTrusted, nil channel", third(w2.IBUTrusted(nil, nil, nil, nil, IBUConfig{Iterations: 1})), "ibu: channel is nil"},
+	} {
+		if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, tc.err, tc.want)
+		}
 	}
 }
+
+// second and third return the error of a two- or three-valued call.
+func second[A any](_ A, err error) error        { return err }
+func third[A, B any](_ A, _ B, err error) error { return err }

@@ -1,7 +1,9 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -35,10 +37,22 @@ func TestGridGeometry(t *testing.T) {
 	if d := Dist(g, 7, g, 7); d != 0 {
 		t.Errorf("Dist(x,x) = %v", d)
 	}
-	for _, bad := range [][2]int{{0, 3}, {3, 0}, {-1, 2}, {2000, 2000}} {
-		if _, err := NewGrid(bad[0], bad[1]); err == nil {
-			t.Errorf("NewGrid(%d,%d) accepted", bad[0], bad[1])
+	for _, bad := range []struct {
+		rows, cols int
+		want       string
+	}{
+		{0, 3, "grid 0x3: rows and cols must be > 0"},
+		{3, 0, "grid 3x0: rows and cols must be > 0"},
+		{-1, 2, "grid -1x2: rows and cols must be > 0"},
+		{2000, 2000, fmt.Sprintf("grid 2000x2000: more than %d cells", MaxCells)},
+	} {
+		if _, err := NewGrid(bad.rows, bad.cols); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("NewGrid(%d,%d): error %v, want one saying %q", bad.rows, bad.cols, err, bad.want)
 		}
+	}
+	// The largest grid allowed is accepted.
+	if _, err := NewGrid(1, MaxCells); err != nil {
+		t.Errorf("NewGrid(1, %d): %v", MaxCells, err)
 	}
 }
 

@@ -114,8 +114,9 @@ func (w *IBUWorkspace) IBU(dst []float64, ch *Channel, q, start []float64, cfg I
 }
 
 func (w *IBUWorkspace) ibu(dst []float64, ch *Channel, q, start []float64, cfg IBUConfig, checkEntries bool) ([]float64, int, error) {
-	if ch == nil {
-		return nil, 0, fmt.Errorf("ibu: channel is nil")
+	// The shape first: q is checked against the output grid's size.
+	if err := checkChannelShape(ch); err != nil {
+		return nil, 0, fmt.Errorf("ibu: %w", err)
 	}
 	if err := checkDist("ibu: report distribution q", q, ch.Out.Len()); err != nil {
 		return nil, 0, err

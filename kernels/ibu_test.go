@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -340,8 +341,8 @@ func TestIBUZeroOutputs(t *testing.T) {
 		}
 	}
 	// Nothing explainable: an error, not NaN.
-	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil {
-		t.Error("unexplainable reports: no error")
+	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil || !strings.Contains(err.Error(), "ibu: no report can be produced by the current estimate") {
+		t.Errorf("unexplainable reports: error %v", err)
 	}
 	// Reports whose probability under the estimate is subnormal.
 	tiny, _ := NewChannel(Grid{Rows: 1, Cols: 2}, Grid{Rows: 1, Cols: 2})
@@ -457,45 +458,51 @@ func TestIBUErrors(t *testing.T) {
 		ch       *Channel
 		q, start []float64
 		cfg      IBUConfig
+		want     string
 	}{
-		{"nil channel", nil, q, nil, IBUConfig{Iterations: 1}},
-		{"short q", ch, q[:3], nil, IBUConfig{Iterations: 1}},
-		{"q not normalised", ch, []float64{0.5, 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
-		{"q negative", ch, []float64{1.5, -0.5, 0, 0}, nil, IBUConfig{Iterations: 1}},
-		{"q NaN", ch, []float64{math.NaN(), 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}},
-		{"start short", ch, q, []float64{1}, IBUConfig{Iterations: 1}},
-		{"start not normalised", ch, q, []float64{1, 1, 0, 0}, IBUConfig{Iterations: 1}},
-		{"iterations <0", ch, q, nil, IBUConfig{Iterations: -1}},
-		{"delta 0", ch, q, nil, IBUConfig{}},
-		{"delta Inf", ch, q, nil, IBUConfig{Delta: math.Inf(1)}},
-		{"channel size", badCh(func(c *Channel) { c.P = c.P[:15] }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel NaN", badCh(func(c *Channel) { c.P[5] = math.NaN() }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel Inf", badCh(func(c *Channel) { c.P[5] = math.Inf(1) }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel negative", badCh(func(c *Channel) { c.P[4] += c.P[5] + 0.1; c.P[5] = -0.1 }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel row sum", badCh(func(c *Channel) { c.P[0] += 0.01 }), q, nil, IBUConfig{Iterations: 1}},
-		{"channel grid", badCh(func(c *Channel) { c.In.Rows = 0 }), q, nil, IBUConfig{Iterations: 1}},
+		{"nil channel", nil, q, nil, IBUConfig{Iterations: 1}, "ibu: channel is nil"},
+		{"short q", ch, q[:3], nil, IBUConfig{Iterations: 1}, "ibu: report distribution q has 3 entries, want 4"},
+		{"q not normalised", ch, []float64{0.5, 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}, "ibu: report distribution q sums to 1.5, want 1"},
+		{"q negative", ch, []float64{1.5, -0.5, 0, 0}, nil, IBUConfig{Iterations: 1}, "q[1] = -0.5: entries must be finite and >= 0"},
+		{"q NaN", ch, []float64{math.NaN(), 0.5, 0.5, 0}, nil, IBUConfig{Iterations: 1}, "q[0] = NaN: entries must be finite and >= 0"},
+		{"start short", ch, q, []float64{1}, IBUConfig{Iterations: 1}, "ibu: start has 1 entries, want 4"},
+		{"start not normalised", ch, q, []float64{1, 1, 0, 0}, IBUConfig{Iterations: 1}, "ibu: start sums to 2, want 1"},
+		{"iterations <0", ch, q, nil, IBUConfig{Iterations: -1}, "ibu: iterations = -1: must be >= 0"},
+		{"delta 0", ch, q, nil, IBUConfig{}, "ibu: convergence mode (iterations = 0): delta = 0: must be finite and > 0"},
+		{"delta Inf", ch, q, nil, IBUConfig{Delta: math.Inf(1)}, "delta = +Inf: must be finite and > 0"},
+		{"max iterations <0", ch, q, nil, IBUConfig{Delta: 1e-3, MaxIterations: -1}, "ibu: max iterations = -1: must be >= 0"},
+		{"channel size", badCh(func(c *Channel) { c.P = c.P[:15] }), q, nil, IBUConfig{Iterations: 1}, "ibu: channel 2x2 -> 2x2 has 15 entries, want 16"},
+		{"channel NaN", badCh(func(c *Channel) { c.P[5] = math.NaN() }), q, nil, IBUConfig{Iterations: 1}, "ibu: batch 0: channel row 1 is not a distribution"},
+		{"channel Inf", badCh(func(c *Channel) { c.P[5] = math.Inf(1) }), q, nil, IBUConfig{Iterations: 1}, "channel row 1 is not a distribution"},
+		{"channel negative", badCh(func(c *Channel) { c.P[4] += c.P[5] + 0.1; c.P[5] = -0.1 }), q, nil, IBUConfig{Iterations: 1}, "channel row 1 is not a distribution"},
+		{"channel row sum", badCh(func(c *Channel) { c.P[0] += 0.01 }), q, nil, IBUConfig{Iterations: 1}, "channel row 0 is not a distribution (entries finite and >= 0, sum 1 within 4e-09)"},
+		{"channel grid", badCh(func(c *Channel) { c.In.Rows = 0 }), q, nil, IBUConfig{Iterations: 1}, "ibu: channel input grid 0x2: rows and cols must be > 0"},
+		{"channel output grid", badCh(func(c *Channel) { c.Out.Cols = -1 }), q[:0], nil, IBUConfig{Iterations: 1}, "channel output grid 2x-1: rows and cols must be > 0"},
 	}
 	for _, tc := range cases {
-		if _, _, err := IBU(tc.ch, tc.q, tc.start, tc.cfg); err == nil {
-			t.Errorf("%s: no error", tc.name)
+		if _, _, err := IBU(tc.ch, tc.q, tc.start, tc.cfg); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 	other, _ := Laplace(Grid{Rows: 1, Cols: 3}, g, 1)
 	gcases := []struct {
 		name    string
 		batches []Batch
+		want    string
 	}{
-		{"no batches", nil},
-		{"input mismatch", []Batch{{ch, q}, {other, q}}},
-		{"counts zero", []Batch{{ch, []float64{0, 0, 0, 0}}}},
-		{"counts negative", []Batch{{ch, []float64{1, -1, 0, 0}}}},
-		{"counts short", []Batch{{ch, []float64{1, 1}}}},
-		{"counts Inf", []Batch{{ch, []float64{1, math.Inf(1), 0, 0}}}},
-		{"nil channel", []Batch{{nil, q}}},
+		{"no batches", nil, "gibu: no batches"},
+		{"input mismatch", []Batch{{ch, q}, {other, q}}, "gibu: batch 1: channel input 1x3 differs from batch 0's 2x2"},
+		{"counts zero", []Batch{{ch, []float64{0, 0, 0, 0}}}, "gibu: batch 0: counts: total 0 must be finite and > 0"},
+		{"counts negative", []Batch{{ch, []float64{1, -1, 0, 0}}}, "gibu: batch 0: counts[1] = -1: entries must be finite and >= 0"},
+		{"counts short", []Batch{{ch, []float64{1, 1}}}, "gibu: batch 0: counts has 2 entries, want 4"},
+		{"counts Inf", []Batch{{ch, []float64{1, math.Inf(1), 0, 0}}}, "counts[1] = +Inf: entries must be finite and >= 0"},
+		{"counts overflow", []Batch{{ch, []float64{math.MaxFloat64, 0, 0, 0}}, {ch, []float64{math.MaxFloat64, 0, 0, 0}}}, "gibu: total count overflows"},
+		{"nil channel", []Batch{{nil, q}}, "gibu: batch 0: channel is nil"},
+		{"bad row", []Batch{{ch, q}, {badCh(func(c *Channel) { c.P[15] = 2 }), q}}, "gibu: batch 1: channel row 3 is not a distribution"},
 	}
 	for _, tc := range gcases {
-		if _, _, err := GIBU(tc.batches, nil, IBUConfig{Iterations: 1}); err == nil {
-			t.Errorf("GIBU %s: no error", tc.name)
+		if _, _, err := GIBU(tc.batches, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("GIBU %s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 }
@@ -532,8 +539,8 @@ func TestIBUOnBA(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil {
-		t.Error("nil BA channel accepted")
+	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), "ibu: BA channel is nil or not built by BA") {
+		t.Errorf("nil BA channel: error %v", err)
 	}
 }
 
@@ -565,5 +572,150 @@ func TestIBUUnderflow(t *testing.T) {
 	est, _, err := IBU(ch2, []float64{4e-320, 1}, nil, IBUConfig{Iterations: 3})
 	if err != nil || est[0] != 1 {
 		t.Errorf("subnormal report mass: %v, %v", est, err)
+	}
+}
+
+// logGIBUStep is one GIBU update from the definition (the paper's
+// Definition 2.6), in log-sum-exp form so that reports whose probability
+// underflows are handled exactly: theta'(x) = (1/N) sum_t sum_y
+// counts_t(y) theta(x) C_t[x,y] / sum_z theta(z) C_t[z,y], renormalised.
+func logGIBUStep(batches []Batch, theta []float64) []float64 {
+	next := make([]float64, len(theta))
+	for _, b := range batches {
+		n := b.Channel.Out.Len()
+		for y := 0; y < n; y++ {
+			if b.Counts[y] == 0 {
+				continue
+			}
+			// ln den = log-sum-exp of ln theta(z) + ln C[z,y].
+			mx := math.Inf(-1)
+			for z, th := range theta {
+				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+					mx = max(mx, math.Log(th)+math.Log(c))
+				}
+			}
+			if math.IsInf(mx, -1) {
+				continue
+			}
+			s := 0.0
+			for z, th := range theta {
+				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+					s += math.Exp(math.Log(th) + math.Log(c) - mx)
+				}
+			}
+			lden := mx + math.Log(s)
+			for x, th := range theta {
+				if c := b.Channel.P[x*n+y]; c > 0 && th > 0 {
+					next[x] += b.Counts[y] * math.Exp(math.Log(th)+math.Log(c)-lden)
+				}
+			}
+		}
+	}
+	s := 0.0
+	for _, v := range next {
+		s += v
+	}
+	for x := range next {
+		next[x] /= s
+	}
+	return next
+}
+
+// TestIBUCarefulStep: when a reported output is nearly impossible under
+// the estimate (its probability below 1e-290), IBU and GIBU take a
+// log-domain step; with several reports of very different probabilities
+// the result must still be the definition's, checked over three updates.
+func TestIBUCarefulStep(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 3}
+	ch, _ := NewChannel(line, line)
+	copy(ch.P, []float64{
+		0.7, 0.3, 0,
+		0.2, 0.8 - 1e-300, 1e-300,
+		0.5, 0.5, 0,
+	})
+	start := []float64{0.5, 0.3, 0.2}
+	q := []float64{0.25, 0.5, 0.25} // output 2 has probability 3e-301 under start
+	counts2 := []float64{3, 1, 2}
+	for _, tc := range []struct {
+		name    string
+		batches []Batch
+	}{
+		{"one batch", []Batch{{ch, q}}},
+		{"two batches", []Batch{{ch, q}, {ch, counts2}}},
+	} {
+		want := start
+		for it := 1; it <= 3; it++ {
+			want = logGIBUStep(tc.batches, want)
+			got, _, err := GIBU(tc.batches, start, IBUConfig{Iterations: it})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); d > 1e-14 {
+				t.Errorf("%s, %d updates: %v, definition %v", tc.name, it, got, want)
+			}
+		}
+	}
+}
+
+// TestGIBUConvergence: with several batches, convergence mode stops at
+// the first update whose largest change is below delta, and a run in
+// which no report can be explained is an error.
+func TestGIBUConvergence(t *testing.T) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	g, _ := NewGrid(3, 4)
+	ch1 := randChannel(rng, g, g, 0)
+	ch2, _ := Laplace(g, g.Widen(1), 0.7)
+	batches := []Batch{{ch1, randPrior(rng, g.Len(), 0)}, {ch2, randPrior(rng, ch2.Out.Len(), 0)}}
+	const delta = 1e-7
+	est, iters, err := GIBU(batches, nil, IBUConfig{Delta: delta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta, prev := uniform(g.Len()), []float64(nil)
+	want := 0
+	for it := 1; it <= 10000; it++ {
+		prev, theta = theta, logGIBUStep(batches, theta)
+		if maxAbsDiff(theta, prev) < delta {
+			want = it
+			break
+		}
+	}
+	if iters != want || maxAbsDiff(est, theta) > 1e-12 {
+		t.Errorf("stopped after %d updates, definition after %d; estimates differ by %.3g", iters, want, maxAbsDiff(est, theta))
+	}
+	// Nothing explainable: each batch reports only outputs that no input
+	// with positive mass can produce.
+	line := Grid{Rows: 1, Cols: 2}
+	id, _ := NewChannel(line, line)
+	copy(id.P, []float64{1, 0, 0, 1})
+	for _, cfg := range []IBUConfig{{Iterations: 2}, {Delta: 1e-9}} {
+		_, _, err := GIBU([]Batch{{id, []float64{0, 1}}, {id, []float64{0, 2}}}, []float64{1, 0}, cfg)
+		if err == nil || !strings.Contains(err.Error(), "gibu: no report can be produced by the current estimate") {
+			t.Errorf("%+v: unexplainable reports: error %v", cfg, err)
+		}
+	}
+}
+
+// TestIBUOnBAAllocs: the factorised IBU allocates nothing once its
+// workspace is warm (it never materialises the channel on the way).
+func TestIBUOnBAAllocs(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 40))
+	g, _ := NewGrid(7, 9)
+	prior := randPrior(rng, g.Len(), 0.2)
+	b, err := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := randPrior(rng, g.Len(), 0.3)
+	var ws IBUWorkspace
+	dst := make([]float64, g.Len())
+	for _, cfg := range []IBUConfig{{Iterations: 8}, {Delta: 1e-300, MaxIterations: 20}} {
+		if a := testing.AllocsPerRun(5, func() {
+			if _, _, err := ws.IBUOnBA(dst, b, q, nil, cfg); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("%+v: %v allocations per call with a warm workspace", cfg, a)
+		}
 	}
 }

@@ -1,7 +1,9 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -54,11 +56,15 @@ func TestLaplace(t *testing.T) {
 		t.Errorf("widened Paris output %v", ch.Out)
 	}
 	for _, eps := range []float64{0, -1, math.NaN(), math.Inf(1)} {
-		if _, err := Laplace(base, base, eps); err == nil {
-			t.Errorf("eps = %v accepted", eps)
+		want := fmt.Sprintf("laplace: eps = %v: must be finite and > 0", eps)
+		if _, err := Laplace(base, base, eps); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("eps = %v: error %v, want one saying %q", eps, err, want)
 		}
 	}
-	if _, err := Laplace(Grid{}, base, 1); err == nil {
-		t.Error("empty input grid accepted")
+	if _, err := Laplace(Grid{}, base, 1); err == nil || !strings.Contains(err.Error(), "laplace: input grid 0x0: rows and cols must be > 0") {
+		t.Errorf("empty input grid: error %v", err)
+	}
+	if _, err := Laplace(base, Grid{Rows: 2}, 1); err == nil || !strings.Contains(err.Error(), "laplace: output grid 2x0: rows and cols must be > 0") {
+		t.Errorf("empty output grid: error %v", err)
 	}
 }

@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -169,8 +171,8 @@ func TestBayesErrorBruteForce(t *testing.T) {
 // TestBAInvertible: the paper's Theorem 4.1 (BA channels are invertible)
 // on the Paris grid.
 func TestBAInvertible(t *testing.T) {
-	g, counts := loadSharedCity(t, "paris")
-	b, err := BA(g, sharedPrior(counts), BAConfig{Beta: 1, Iterations: 10})
+	g, counts := loadCity(t, "paris")
+	b, err := BA(g, cityPrior(counts), BAConfig{Beta: 1, Iterations: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,37 +191,38 @@ func TestMetricsErrors(t *testing.T) {
 	good := uniform(4)
 	bad := &Channel{In: g, Out: g, P: append([]float64(nil), ch.P...)}
 	bad.P[0] = -bad.P[0]
+	type metric struct {
+		name string
+		f    func([]float64, *Channel) error
+	}
+	metrics := []metric{
+		{"avg distortion", func(p []float64, c *Channel) error { _, err := AvgDistortion(p, c); return err }},
+		{"mutual information", func(p []float64, c *Channel) error { _, err := MutualInformation(p, c); return err }},
+		{"posterior", func(p []float64, c *Channel) error { _, err := Posterior(p, c); return err }},
+		{"bayes error", func(p []float64, c *Channel) error { _, err := BayesError(p, c); return err }},
+		{"bayes vulnerability", func(p []float64, c *Channel) error { _, err := BayesVulnerability(p, c); return err }},
+		{"marginal", func(p []float64, c *Channel) error { _, err := Marginal(p, c); return err }},
+	}
 	for _, tc := range []struct {
 		name  string
 		prior []float64
 		ch    *Channel
+		want  string // after "<metric>: "
 	}{
-		{"short prior", good[:3], ch},
-		{"negative prior", []float64{1.5, -0.5, 0, 0}, ch},
-		{"prior not normalised", []float64{0.5, 0, 0, 0}, ch},
-		{"nil channel", good, nil},
-		{"bad channel", good, bad},
+		{"short prior", good[:3], ch, "prior has 3 entries, want 4"},
+		{"negative prior", []float64{1.5, -0.5, 0, 0}, ch, "prior[1] = -0.5: entries must be finite and >= 0"},
+		{"prior not normalised", []float64{0.5, 0, 0, 0}, ch, "prior sums to 0.5, want 1"},
+		{"nil channel", good, nil, "channel is nil"},
+		{"bad channel", good, bad, fmt.Sprintf("channel[0,0] = %v: entries must be finite and >= 0", bad.P[0])},
 	} {
-		if _, err := AvgDistortion(tc.prior, tc.ch); err == nil {
-			t.Errorf("AvgDistortion %s: no error", tc.name)
-		}
-		if _, err := MutualInformation(tc.prior, tc.ch); err == nil {
-			t.Errorf("MutualInformation %s: no error", tc.name)
-		}
-		if _, err := Posterior(tc.prior, tc.ch); err == nil {
-			t.Errorf("Posterior %s: no error", tc.name)
-		}
-		if _, err := BayesError(tc.prior, tc.ch); err == nil {
-			t.Errorf("BayesError %s: no error", tc.name)
-		}
-		if _, err := BayesVulnerability(tc.prior, tc.ch); err == nil {
-			t.Errorf("BayesVulnerability %s: no error", tc.name)
-		}
-		if _, err := Marginal(tc.prior, tc.ch); err == nil {
-			t.Errorf("Marginal %s: no error", tc.name)
+		for _, m := range metrics {
+			want := m.name + ": " + tc.want
+			if err := m.f(tc.prior, tc.ch); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, %s: error %v, want one saying %q", m.name, tc.name, err, want)
+			}
 		}
 	}
-	if _, err := MinSingularValue(bad); err == nil {
-		t.Error("MinSingularValue of a bad channel: no error")
+	if _, err := MinSingularValue(bad); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("min singular value: channel[0,0] = %v", bad.P[0])) {
+		t.Errorf("MinSingularValue of a bad channel: error %v", err)
 	}
 }

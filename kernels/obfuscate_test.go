@@ -3,49 +3,11 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
-
-// The distribution tests use fixed seeds, so they are deterministic; each
-// compares Pearson's statistic with the chi-square quantile at the
-// significance level alpha (a correct sampler fails a given test with
-// probability alpha over the choice of seed).
-const alpha = 0.001
-
-// pearson returns Pearson's statistic of observed vs expected counts and
-// its degrees of freedom, pooling cells with expectation below 5 into one.
-func pearson(obs, exp []float64) (stat float64, df int) {
-	var po, pe float64
-	bins := 0
-	for i, e := range exp {
-		if e < 5 {
-			po += obs[i]
-			pe += exp[i]
-			continue
-		}
-		stat += (obs[i] - e) * (obs[i] - e) / e
-		bins++
-	}
-	if pe > 0 {
-		stat += (po - pe) * (po - pe) / pe
-		bins++
-	}
-	return stat, bins - 1
-}
-
-func chiSquareOK(t *testing.T, name string, obs, exp []float64) {
-	t.Helper()
-	stat, df := pearson(obs, exp)
-	if df < 1 {
-		t.Fatalf("%s: no degrees of freedom", name)
-	}
-	crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
-	if stat > crit {
-		t.Errorf("%s: chi-square %.2f > %.2f (df %d, alpha %v)", name, stat, crit, df, alpha)
-	}
-}
 
 func binomialPMF(n, k int, p float64) float64 {
 	if p == 0 {
@@ -64,76 +26,93 @@ func binomialPMF(n, k int, p float64) float64 {
 	return math.Exp(lg(n) - lg(k) - lg(n-k) + float64(k)*math.Log(p) + float64(n-k)*math.Log1p(-p))
 }
 
-// TestBinomial checks the sampler against the exact pmf in both regimes
-// (inversion for n min(p,1-p) < 10, BTRD above, with its exact test
-// reached for |k - mode| > 15 when npq is large) and for p > 1/2.
-func TestBinomial(t *testing.T) {
-	rng := rand.New(rand.NewPCG(61, 62))
-	for _, tc := range []struct {
-		n int
-		p float64
-	}{
-		{1, 0.5}, {7, 0.3}, {40, 0.1}, {2000, 0.003}, {60, 0.9},
-		{30, 0.4}, {100, 0.37}, {1000, 0.5}, {250, 0.93}, {100000, 0.01}, {5000000, 0.2},
-	} {
-		const draws = 40000
-		// Bins: k in [lo, hi] (12 standard deviations around the mean)
-		// and one bin for everything outside.
-		mean, sdk := float64(tc.n)*tc.p, math.Sqrt(float64(tc.n)*tc.p*(1-tc.p))
-		lo := max(0, int(mean-12*sdk)-20)
-		hi := min(tc.n, int(mean+12*sdk)+20)
-		obs := make([]float64, hi-lo+2)
-		sum := 0.0
-		for i := 0; i < draws; i++ {
-			k := binomial(rng, tc.n, tc.p)
-			if k < 0 || k > tc.n {
-				t.Fatalf("Bin(%d,%v) drew %d", tc.n, tc.p, k)
-			}
-			if k < lo || k > hi {
-				obs[hi-lo+1]++
-			} else {
-				obs[k-lo]++
-			}
-			sum += float64(k)
-		}
-		exp := make([]float64, hi-lo+2)
-		in := 0.0
-		for k := lo; k <= hi; k++ {
-			exp[k-lo] = draws * binomialPMF(tc.n, k, tc.p)
-			in += exp[k-lo]
-		}
-		exp[hi-lo+1] = max(0, draws-in)
-		chiSquareOK(t, "binomial", obs, exp)
-		sd := sdk / math.Sqrt(draws)
-		if math.Abs(sum/draws-mean) > 4.5*sd {
-			t.Errorf("Bin(%d,%v): sample mean %v, want %v +- %v", tc.n, tc.p, sum/draws, mean, sd)
+// categoryBins bins the outputs 0..len(prob)-1 of a categorical law into
+// about nbins runs of equal probability (outputs of small or zero
+// probability are merged with their neighbours).
+func categoryBins(prob []float64, nbins int) eqBins {
+	return newEqBins(prob, 0, nbins)
+}
+
+// binnedStat is Pearson's statistic of per-output counts against the
+// binned law, for n draws in all.
+func (b eqBins) binnedStat(counts []float64, n float64) float64 {
+	obs := make([]float64, len(b.prob))
+	for y, c := range counts {
+		obs[b.index(y)] += c
+	}
+	return pearsonStat(obs, b.prob, n)
+}
+
+// excess is the noncentrality of Pearson's statistic for n draws from the
+// law alt (per output) against the binned law: n sum_b (alt_b - p_b)^2 / p_b.
+func (b eqBins) excess(alt []float64, n float64) float64 {
+	a := make([]float64, len(b.prob))
+	for y, v := range alt {
+		a[b.index(y)] += v
+	}
+	s := 0.0
+	for i, p := range b.prob {
+		s += (a[i] - p) * (a[i] - p) / p
+	}
+	return n * s
+}
+
+// rotated is the negative control of the obfuscation tests: the channel
+// (1-eps) C + eps C', where C' takes each row's mass one output further
+// along (cyclically). It is a valid channel, wrong by eps.
+func rotated(ch *Channel, eps float64) *Channel {
+	out := &Channel{In: ch.In, Out: ch.Out, P: make([]float64, len(ch.P))}
+	n := ch.Out.Len()
+	for x := 0; x < ch.In.Len(); x++ {
+		row, o := ch.Row(x), out.Row(x)
+		for y, v := range row {
+			o[y] += (1 - eps) * v
+			o[(y+1)%n] += eps * v
 		}
 	}
-	for _, tc := range []struct {
-		n    int
-		p    float64
-		want int
-	}{{0, 0.5, 0}, {10, 0, 0}, {10, 1, 10}, {-3, 0.5, 0}} {
-		if k := binomial(rng, tc.n, tc.p); k != tc.want {
-			t.Errorf("Bin(%d,%v) = %d, want %d", tc.n, tc.p, k, tc.want)
+	return out
+}
+
+// reportLaw is the distribution of one report when the check-ins are
+// counts: sum_x counts[x] C[x,:] / sum counts.
+func reportLaw(counts []int, ch *Channel) []float64 {
+	law := make([]float64, ch.Out.Len())
+	total := 0
+	for x, k := range counts {
+		total += k
+		for y, v := range ch.Row(x) {
+			law[y] += float64(k) * v
 		}
 	}
+	for y := range law {
+		law[y] /= float64(total)
+	}
+	return law
+}
+
+// controlEps returns the eps of rotated(ch, eps) whose aggregated reports
+// give Pearson's statistic the excess controlNoncentrality (the excess
+// grows as eps^2).
+func controlEps(b eqBins, counts []int, ch *Channel, n float64) float64 {
+	return math.Sqrt(controlNoncentrality / b.excess(reportLaw(counts, rotated(ch, 1)), n))
 }
 
 // TestObfuscateDistribution: the aggregated report counts of many source
-// cells against their expectation sum_x counts[x] C[x,y], once with counts
-// that take the categorical path and once with counts that take the
-// binomial path. The sum of independent multinomials has a covariance no
-// larger than one multinomial's, so the chi-square(bins-1) quantile is
-// conservative here.
+// cells against their law sum_x counts[x] C[x,:], once with counts that
+// take the categorical path and once with counts that take the binomial
+// path. The sum of independent multinomials has a covariance no larger
+// than one multinomial's, so the chi-square quantile is conservative here.
 func TestObfuscateDistribution(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
 	g, _ := NewGrid(6, 7)
 	prior := randPrior(rng, g.Len(), 0.2)
 	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 0.9)
-	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace widened": lap} {
-		n := ch.Out.Len()
+	for _, tc := range []struct {
+		name string
+		ch   *Channel
+	}{{"ba", b.Channel()}, {"laplace widened", lap}} {
+		n := tc.ch.Out.Len()
 		for _, scale := range []float64{0.5 * categoricalFactor, 8 * categoricalFactor} {
 			counts := make([]int, g.Len())
 			total := 0
@@ -143,31 +122,38 @@ func TestObfuscateDistribution(t *testing.T) {
 				}
 				total += counts[x]
 			}
-			rep, err := Obfuscate(rng, counts, ch)
-			if err != nil {
-				t.Fatal(err)
+			law := reportLaw(counts, tc.ch)
+			bins := categoryBins(law, n)
+			crit := chiSquareCritical(len(bins.prob))
+			draw := func(ch *Channel) []float64 {
+				rep, err := Obfuscate(rng, counts, ch)
+				if err != nil {
+					t.Fatal(err)
+				}
+				obs := make([]float64, n)
+				got := 0
+				for y, v := range rep {
+					obs[y] = float64(v)
+					got += v
+				}
+				if got != total {
+					t.Fatalf("%s: %d reports for %d check-ins", tc.name, got, total)
+				}
+				return obs
 			}
-			obs := make([]float64, n)
-			exp := make([]float64, n)
-			got := 0
-			for y, v := range rep {
-				obs[y] = float64(v)
-				got += v
-			}
-			if got != total {
-				t.Fatalf("%s: %d reports for %d check-ins", name, got, total)
-			}
-			for x, k := range counts {
-				for y, v := range ch.Row(x) {
-					exp[y] += float64(k) * v
+			obs := draw(tc.ch)
+			for y := range law {
+				if law[y] == 0 && obs[y] != 0 {
+					t.Fatalf("%s: %v reports of an impossible output %d", tc.name, obs[y], y)
 				}
 			}
-			for y := range exp {
-				if exp[y] == 0 && obs[y] != 0 {
-					t.Fatalf("%s: %v reports of an impossible output %d", name, obs[y], y)
-				}
+			if s := bins.binnedStat(obs, float64(total)); s > crit {
+				t.Errorf("%s, %d check-ins: chi-square %.1f > %.1f (%d bins)", tc.name, total, s, crit, len(bins.prob))
 			}
-			chiSquareOK(t, name, obs, exp)
+			eps := controlEps(bins, counts, tc.ch, float64(total))
+			if s := bins.binnedStat(draw(rotated(tc.ch, eps)), float64(total)); s <= crit {
+				t.Errorf("%s, %d check-ins: negative control (a channel %.3g away): chi-square %.1f <= %.1f", tc.name, total, eps, s, crit)
+			}
 		}
 	}
 }
@@ -175,6 +161,8 @@ func TestObfuscateDistribution(t *testing.T) {
 // TestObfuscateSingleSource: with one occupied cell the reports are one
 // multinomial. Over many repetitions the count of one output must be
 // Binomial(k, C[x,y]), and the pooled reports Multinomial(reps*k, C[x,:]).
+// The negative controls use a channel whose probability of that output is
+// off by a few percent.
 func TestObfuscateSingleSource(t *testing.T) {
 	rng := rand.New(rand.NewPCG(65, 66))
 	g, _ := NewGrid(5, 5)
@@ -184,29 +172,166 @@ func TestObfuscateSingleSource(t *testing.T) {
 	for _, k := range []int{20, 40 * n} { // categorical path, binomial path
 		counts := make([]int, g.Len())
 		counts[x] = k
-		hist := make([]float64, k+1)
-		pooled := make([]float64, n)
-		for r := 0; r < reps; r++ {
+		p := ch.Row(x)[y]
+		pmf := make([]float64, k+1)
+		for j := range pmf {
+			pmf[j] = binomialPMF(k, j, p)
+		}
+		marg := newEqBins(pmf, 0, 30)
+		pooled := categoryBins(ch.Row(x), n)
+		mcrit, pcrit := chiSquareCritical(len(marg.prob)), chiSquareCritical(len(pooled.prob))
+		// run returns the statistics of the marginal and the pooled reports.
+		run := func(c *Channel) (float64, float64) {
+			hist := make([]float64, k+1)
+			pool := make([]float64, n)
+			for range reps {
+				rep, err := Obfuscate(rng, counts, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				hist[rep[y]]++
+				for j, v := range rep {
+					pool[j] += float64(v)
+				}
+			}
+			return marg.binnedStat(hist, reps), pooled.binnedStat(pool, float64(reps*k))
+		}
+		ms, ps := run(ch)
+		if ms > mcrit {
+			t.Errorf("k=%d: marginal of output %d: chi-square %.1f > %.1f (%d bins)", k, y, ms, mcrit, len(marg.prob))
+		}
+		if ps > pcrit {
+			t.Errorf("k=%d: pooled reports: chi-square %.1f > %.1f (%d bins)", k, ps, pcrit, len(pooled.prob))
+		}
+		// Control: move a fraction eps of row x's mass at y to y+1, with
+		// eps set for the expected excess controlNoncentrality on the
+		// marginal (found by bisection; the excess grows with eps).
+		moved := func(eps float64) *Channel {
+			c := &Channel{In: ch.In, Out: ch.Out, P: append([]float64(nil), ch.P...)}
+			c.Row(x)[y] -= eps * p
+			c.Row(x)[y+1] += eps * p
+			return c
+		}
+		margExcess := func(eps float64) float64 {
+			q := p * (1 - eps)
+			alt := make([]float64, k+1)
+			for j := range alt {
+				alt[j] = binomialPMF(k, j, q)
+			}
+			return marg.excess(alt, reps)
+		}
+		lo, hi := 0.0, 1.0
+		for range 60 {
+			if mid := (lo + hi) / 2; margExcess(mid) < controlNoncentrality {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		ms, ps = run(moved(hi))
+		if ms <= mcrit {
+			t.Errorf("k=%d: negative control (C[x,y] %.3g lower): marginal chi-square %.1f <= %.1f", k, hi, ms, mcrit)
+		}
+		t.Logf("k=%d: control moves %.3g of C[x,y]; its pooled chi-square %.1f (critical %.1f)", k, hi, ps, pcrit)
+	}
+}
+
+// TestObfuscateSteepRows: rows whose conditional probabilities, taken in
+// output order as the sequential binomials take them, come close to 1
+// before the row's last output: row x puts 1/2 on output 3x, c_x/2 on
+// 3x+1 and (1-c_x)/2 on 3x+2, so that the second binomial has probability
+// c_x and output 3x+2 still expects k (1-c_x)/2 reports. An
+// implementation that treats a conditional probability near 1 as 1 gives
+// that output nothing.
+func TestObfuscateSteepRows(t *testing.T) {
+	cs := []float64{0.5, 0.9, 0.94, 0.95, 0.96, 0.97, 0.98, 0.99, 0.995, 0.999, 0.9999, 0.99999}
+	m := len(cs)
+	in, _ := NewGrid(1, m)
+	out, _ := NewGrid(1, 3*m)
+	ch, _ := NewChannel(in, out)
+	for x, c := range cs {
+		row := ch.Row(x)
+		row[3*x], row[3*x+1], row[3*x+2] = 0.5, c/2, (1-c)/2
+	}
+	const k, reps = 10_000_000, 4 // binomial path; output 3x+2 expects >= 500 per draw
+	counts := make([]int, m)
+	for x := range counts {
+		counts[x] = k
+	}
+	// Each source's three outputs are a multinomial of its own: Pearson's
+	// statistic summed over the sources has 2m degrees of freedom.
+	rng := rand.New(rand.NewPCG(67, 68))
+	stat := func(c *Channel) float64 {
+		s := 0.0
+		for range reps {
+			rep, err := Obfuscate(rng, counts, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for x := range cs {
+				for j := 3 * x; j < 3*x+3; j++ {
+					e := k * ch.Row(x)[j]
+					s += (float64(rep[j]) - e) * (float64(rep[j]) - e) / e
+				}
+			}
+		}
+		return s
+	}
+	crit := distuv.ChiSquared{K: float64(2 * m * reps)}.Quantile(1 - gofAlpha)
+	s := stat(ch)
+	if s > crit {
+		t.Errorf("chi-square %.1f > %.1f (%d degrees of freedom)", s, crit, 2*m*reps)
+	}
+	// Control: each row's last output loses a fraction eps of its mass to
+	// the middle one; eps gives the excess controlNoncentrality (for
+	// source x it is reps k eps^2 d^2 (1/d + 1/b), d and b the last and
+	// middle probabilities).
+	per := 0.0
+	for _, c := range cs {
+		d, b := (1-c)/2, c/2
+		per += reps * k * d * d * (1/d + 1/b)
+	}
+	eps := math.Sqrt(controlNoncentrality / per)
+	ctl := &Channel{In: ch.In, Out: ch.Out, P: append([]float64(nil), ch.P...)}
+	for x, c := range cs {
+		ctl.Row(x)[3*x+1] += eps * (1 - c) / 2
+		ctl.Row(x)[3*x+2] -= eps * (1 - c) / 2
+	}
+	sc := stat(ctl)
+	if sc <= crit {
+		t.Errorf("negative control (last outputs %.3g lower): chi-square %.1f <= %.1f", eps, sc, crit)
+	}
+	t.Logf("chi-square %.1f, negative control (last outputs %.3g lower) %.1f, critical %.1f", s, eps, sc, crit)
+}
+
+// TestObfuscateZeroOutputs: outputs of probability 0 (at the start, the
+// middle and the end of a row) never get a report, on either path, and
+// every check-in is reported once.
+func TestObfuscateZeroOutputs(t *testing.T) {
+	in, out := Grid{Rows: 1, Cols: 3}, Grid{Rows: 1, Cols: 7}
+	ch, _ := NewChannel(in, out)
+	copy(ch.Row(0), []float64{0, 0.3, 0, 0.7, 0, 0, 0})
+	copy(ch.Row(1), []float64{0.5, 0, 0, 0, 0, 0, 0.5})
+	copy(ch.Row(2), []float64{0, 0, 0, 0, 0, 1, 0})
+	rng := rand.New(rand.NewPCG(69, 70))
+	for _, k := range []int{1, 3, 20, 27, 28, 500} { // categorical below 4*7 = 28, binomial from there
+		counts := []int{k, k, k}
+		for range 200 {
 			rep, err := Obfuscate(rng, counts, ch)
 			if err != nil {
 				t.Fatal(err)
 			}
-			hist[rep[y]]++
-			for j, v := range rep {
-				pooled[j] += float64(v)
+			total := 0
+			for y, v := range rep {
+				total += v
+				if possible := ch.Row(0)[y] + ch.Row(1)[y] + ch.Row(2)[y]; possible == 0 && v != 0 {
+					t.Fatalf("k=%d: %d reports of output %d, which no input can produce: %v", k, v, y, rep)
+				}
+			}
+			if total != 3*k || rep[5] != k {
+				t.Fatalf("k=%d: reports %v; want %d in all and %d at output 5 (row 2's only output)", k, rep, 3*k, k)
 			}
 		}
-		p := ch.Row(x)[y]
-		exp := make([]float64, k+1)
-		for j := range exp {
-			exp[j] = reps * binomialPMF(k, j, p)
-		}
-		chiSquareOK(t, "single-source marginal", hist, exp)
-		pexp := make([]float64, n)
-		for j, v := range ch.Row(x) {
-			pexp[j] = float64(reps*k) * v
-		}
-		chiSquareOK(t, "single-source pooled", pooled, pexp)
 	}
 }
 
@@ -252,15 +377,16 @@ func TestObfuscateErrors(t *testing.T) {
 		rng    *rand.Rand
 		counts []int
 		ch     *Channel
+		want   string
 	}{
-		{"nil rng", nil, []int{1, 1, 1, 1}, ch},
-		{"short counts", rng, []int{1, 1, 1}, ch},
-		{"negative count", rng, []int{1, -1, 1, 1}, ch},
-		{"nil channel", rng, []int{1, 1, 1, 1}, nil},
-		{"NaN channel", rng, []int{1, 1, 1, 1}, bad},
+		{"nil rng", nil, []int{1, 1, 1, 1}, ch, "obfuscate: rng is nil"},
+		{"short counts", rng, []int{1, 1, 1}, ch, "counts has 3 entries, want 4"},
+		{"negative count", rng, []int{1, -1, 1, 1}, ch, "counts[1] = -1: must be >= 0"},
+		{"nil channel", rng, []int{1, 1, 1, 1}, nil, "channel is nil"},
+		{"NaN channel", rng, []int{1, 1, 1, 1}, bad, "channel row 0 is not a distribution (entries finite and >= 0, sum 1 within 4e-09)"},
 	} {
-		if _, err := Obfuscate(tc.rng, tc.counts, tc.ch); err == nil {
-			t.Errorf("%s: no error", tc.name)
+		if _, err := Obfuscate(tc.rng, tc.counts, tc.ch); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
 		}
 	}
 }

@@ -281,7 +281,7 @@ func TestSampleRows(t *testing.T) {
 			}
 			bad[top] -= shift
 			stat, df := pearson(obs, bad)
-			crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - alpha)
+			crit := distuv.ChiSquared{K: float64(df)}.Quantile(1 - gofAlpha)
 			if 0.05*exp[top] > 3*crit && stat <= crit {
 				t.Errorf("%s row %d: a perturbed row is not rejected (chi-square %.1f <= %.1f)", tc.name, x, stat, crit)
 			}
@@ -339,7 +339,7 @@ func TestObfuscateOpMatchesDense(t *testing.T) {
 		stat += (pa - pd) * (pa - pd) / (pa + pd)
 		bins++
 	}
-	crit := distuv.ChiSquared{K: float64(bins - 1)}.Quantile(1 - alpha)
+	crit := distuv.ChiSquared{K: float64(bins - 1)}.Quantile(1 - gofAlpha)
 	if stat > crit {
 		t.Errorf("structured and dense obfuscation differ: chi-square %.1f > %.1f (df %d)", stat, crit, bins-1)
 	}

@@ -1,8 +1,10 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -42,17 +44,23 @@ func TestTightEpsClosedForms(t *testing.T) {
 		t.Errorf("TightEps = %v, want ln 4", got)
 	}
 	one, _ := NewChannel(Grid{Rows: 1, Cols: 1}, line)
-	copy(one.P, []float64{0.3, 0.7})
-	if got, err := TightEps(one); err != nil || got != 0 {
-		t.Errorf("single input: %v, %v", got, err)
+	for _, row := range [][]float64{{0.3, 0.7}, {0, 1}} { // a zero entry has nothing to compare with
+		copy(one.P, row)
+		if got, err := TightEps(one); err != nil || got != 0 {
+			t.Errorf("single input %v: %v, %v; want 0", row, got, err)
+		}
 	}
-	if _, err := TightEps(nil); err == nil {
-		t.Error("nil channel accepted")
+	if _, err := TightEps(nil); err == nil || !strings.Contains(err.Error(), "tight eps: channel is nil") {
+		t.Errorf("nil channel: error %v", err)
 	}
 	bad := two(0.5, 0.5)
 	bad.P[0] = math.NaN()
-	if _, err := TightEps(bad); err == nil {
-		t.Error("NaN channel accepted")
+	if _, err := TightEps(bad); err == nil || !strings.Contains(err.Error(), "tight eps: channel[0,0] = NaN: entries must be finite and >= 0") {
+		t.Errorf("NaN channel: error %v", err)
+	}
+	bad.P[0] = 0.6
+	if _, err := TightEps(bad); err == nil || !strings.Contains(err.Error(), "tight eps: channel row 0 sums to 1.1, want 1") {
+		t.Errorf("row sum 1.1: error %v", err)
 	}
 }
 
@@ -87,8 +95,8 @@ func TestTightEpsBruteForceVsDefinition(t *testing.T) {
 // TestBATightEpsParis: fast form vs brute force on the empirical Paris
 // prior at the paper's betas.
 func TestBATightEpsParis(t *testing.T) {
-	g, counts := loadSharedCity(t, "paris")
-	prior := sharedPrior(counts)
+	g, counts := loadCity(t, "paris")
+	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
 		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
 		if err != nil {
@@ -183,7 +191,10 @@ func TestTightEpsExpMatchesBruteForce(t *testing.T) {
 			}
 		}
 	}
-	if _, err := TightEpsExp(&Channel{In: Grid{Rows: 1, Cols: 2}, Out: Grid{Rows: 1, Cols: 2}, P: []float64{1, 0, 0, 1}}, -1); err == nil {
-		t.Error("k = -1 was accepted")
+	for _, k := range []float64{-1, 0, math.NaN(), math.Inf(1)} {
+		want := fmt.Sprintf("tight eps: k = %v: must be finite and > 0", k)
+		if _, err := TightEpsExp(&Channel{In: Grid{Rows: 1, Cols: 2}, Out: Grid{Rows: 1, Cols: 2}, P: []float64{1, 0, 0, 1}}, k); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("k = %v: error %v, want one saying %q", k, err, want)
+		}
 	}
 }

@@ -558,18 +558,119 @@ func TestPlaceLegendAvoidsData(t *testing.T) {
 	}
 }
 
+// TestLinesHandleGapsAndLogErrorBars: on a log Y axis an error bar
+// reaching zero or below is cut at a floor, half the smallest positive
+// value shown (bar ends included), and a NaN leaves a gap. The plotted
+// data and the axis range say so, and so do the pixels: the cut bar
+// reaches further down than the lowest uncut bar end, and stays inside
+// the image.
 func TestLinesHandleGapsAndLogErrorBars(t *testing.T) {
-	// An error bar reaching below zero on a log axis and a NaN gap must
-	// still draw (the bar is cut at a floor), not fail or panic.
-	f, err := Lines("t", []Series{{Name: "s", X: []float64{1, 2, 3, 4}, Y: []float64{1, math.NaN(), 0.1, 0.01},
-		YErr: []float64{2, 0, math.NaN(), 0.005}}}, LineOptions{LogY: true, Points: true})
+	s := Series{Name: "s", X: []float64{1, 2, 3, 4}, Y: []float64{1, math.NaN(), 0.1, 0.01},
+		YErr: []float64{2, 0, math.NaN(), 0.005}}
+	opt := LineOptions{LogY: true, Points: true}
+	lp, err := newLinePlot("t", []Series{s}, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Encode(&bytes.Buffer{}, "png"); err != nil {
+	// Smallest positive value shown: 0.01 - 0.005; the floor is half of it.
+	const floor = 0.0025
+	has := func(x, y float64) bool {
+		for _, p := range lp.xy {
+			if p[0] == x && math.Abs(p[1]-y) <= 1e-12*y {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range [][2]float64{{1, floor}, {1, 3}, {4, 0.005}, {4, 0.015}, {3, 0.1}} {
+		if !has(p[0], p[1]) {
+			t.Errorf("plotted data %v lack (%v, %v)", lp.xy, p[0], p[1])
+		}
+	}
+	for _, p := range lp.xy {
+		if !(p[1] > 0) || p[0] == 2 {
+			t.Errorf("plotted point %v: NaN gaps are skipped and every point is positive on a log axis", p)
+		}
+	}
+	if y0, y1 := lp.p.Y.Min, lp.p.Y.Max; !(y0 > 0 && y0 <= floor && y1 >= 3) {
+		t.Errorf("Y axis [%g, %g], want (0, %g] to at least 3", y0, y1, floor)
+	}
+	// Pixels: the lowest pixel of the series colour left of the middle
+	// (the bar at x = 1) is below the lowest one right of it (the bar at
+	// x = 4, down to 0.005 = twice the floor).
+	f, err := Lines("t", []Series{s}, opt)
+	if err != nil {
 		t.Fatal(err)
 	}
+	img := renderPNG(t, f)
+	mid := img.Bounds().Dx() / 2
+	left, right := -1, -1
+	for _, p := range pixels(img, seriesColor(0)) {
+		if p.X < mid {
+			left = max(left, p.Y)
+		} else {
+			right = max(right, p.Y)
+		}
+	}
+	if left < 0 || right < 0 || left <= right+5 || left >= img.Bounds().Max.Y {
+		t.Errorf("lowest series pixels: %d left, %d right (image height %d); want the cut bar lower, inside the image",
+			left, right, img.Bounds().Dy())
+	}
 }
+
+// TestColorbarRange: the colour bar spans the colour map from its lowest
+// colour at the bottom of the map to its highest at the top, and its
+// ticks lie within the data range, linear or log.
+func TestColorbarRange(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		values []float64
+		opt    HeatOptions
+		lo, hi float64
+	}{
+		{"linear", []float64{2, 3, 4, 6, 5, 2.5}, HeatOptions{}, 2, 6},
+		{"log", []float64{1e-3, 1e-2, 0.1, 1, 0.5, 0.05}, HeatOptions{Log: true}, 1e-3, 1},
+	} {
+		f, err := Heatmaps("", []GridMap{{Rows: 2, Cols: 3, Values: tc.values}}, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := renderPNG(t, f)
+		m := bbox(pixels(img, colorAt(0)), pixels(img, colorAt(1))) // the map: flat cells at both ends
+		// The bar's 64 strips have the colours of their midpoints.
+		bottom, top := pixels(img, colorAt(0.5/64)), pixels(img, colorAt(63.5/64))
+		if len(bottom) == 0 || len(top) == 0 {
+			t.Fatalf("%s: colour bar end strips not found (%d, %d pixels)", tc.name, len(bottom), len(top))
+		}
+		bb, tb := bbox(bottom), bbox(top)
+		if bb.Min.X <= m.Max.X || tb.Min.X <= m.Max.X {
+			t.Errorf("%s: colour bar strips at %v and %v, not right of the map %v", tc.name, bb, tb, m)
+		}
+		// Bottom strip at the map's bottom edge, top strip at its top edge
+		// (within two pixels of anti-aliasing), each 1/64 of the height.
+		if abs(bb.Max.Y-m.Max.Y) > 2 || abs(tb.Min.Y-m.Min.Y) > 2 {
+			t.Errorf("%s: colour bar from y=%d to y=%d, map from %d to %d", tc.name, tb.Min.Y, bb.Max.Y, m.Min.Y, m.Max.Y)
+		}
+		s, err := newZScale([][]float64{tc.values}, tc.opt.Log, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(s.lo-tc.lo) > 1e-12*tc.lo || math.Abs(s.hi-tc.hi) > 1e-12*tc.hi {
+			t.Errorf("%s: colour bar range [%g, %g], want the data range [%g, %g]", tc.name, s.lo, s.hi, tc.lo, tc.hi)
+		}
+		labels := 0
+		for _, tk := range s.ticks() {
+			if tk.Label != "" && tk.Value >= s.lo*(1-1e-12) && tk.Value <= s.hi*(1+1e-12) {
+				labels++
+			}
+		}
+		if labels < 2 {
+			t.Errorf("%s: %d labelled ticks within [%g, %g], want at least 2", tc.name, labels, s.lo, s.hi)
+		}
+	}
+}
+
+func abs(x int) int { return max(x, -x) }
 
 // TestDegenerateShapes draws edge cases that stress the layout: a single
 // cell, a tall and a large grid, many panels, constant and single-point

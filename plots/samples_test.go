@@ -1,6 +1,8 @@
 package plots
 
 import (
+	"bytes"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -29,13 +31,21 @@ func smoothGrid(rows, cols int, r1, c1, r2, c2 float64) []float64 {
 	return v
 }
 
-// TestWriteSamples renders sample figures into $PRIVIC_PLOT_SAMPLES for a
-// human to look at; it is skipped unless that variable names a directory.
-func TestWriteSamples(t *testing.T) {
-	dir := os.Getenv("PRIVIC_PLOT_SAMPLES")
-	if dir == "" {
-		t.Skip("set PRIVIC_PLOT_SAMPLES=<dir> to write sample figures for visual checks")
+// sampleDir is where the sample tests write their figures:
+// $PRIVIC_PLOT_SAMPLES when set, for a human to look at, and otherwise a
+// temporary directory (the tests then check only that every figure
+// encodes to a decodable PNG and an SVG).
+func sampleDir(t *testing.T) string {
+	if dir := os.Getenv("PRIVIC_PLOT_SAMPLES"); dir != "" {
+		return dir
 	}
+	return t.TempDir()
+}
+
+// TestWriteSamples renders sample heat maps (see sampleDir).
+func TestWriteSamples(t *testing.T) {
+	t.Parallel()
+	dir := sampleDir(t)
 	ab := []Marker{{Row: 6, Col: 3, Label: "A"}, {Row: 3, Col: 7, Label: "B"}}
 	paris := GridMap{Title: "Paris prior (synthetic)", Rows: 11, Cols: 15, Values: smoothGrid(11, 15, 4, 8, 8, 2), Markers: ab}
 	f, err := Heatmaps("Synthetic prior, 11 x 15 grid", []GridMap{paris}, HeatOptions{ColorbarLabel: "probability"})
@@ -61,10 +71,8 @@ func TestWriteSamples(t *testing.T) {
 }
 
 func TestWriteLineSamples(t *testing.T) {
-	dir := os.Getenv("PRIVIC_PLOT_SAMPLES")
-	if dir == "" {
-		t.Skip("set PRIVIC_PLOT_SAMPLES=<dir> to write sample figures for visual checks")
-	}
+	t.Parallel()
+	dir := sampleDir(t)
 	var beta []float64
 	for k := 1; k <= 25; k++ {
 		beta = append(beta, 0.2*float64(k))
@@ -121,13 +129,21 @@ func writeSample(t *testing.T, dir, name string, f *Figure, err error) {
 			t.Fatal(err)
 		}
 	}
+	b, err := os.ReadFile(filepath.Join(dir, name+".png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if img, err := png.Decode(bytes.NewReader(b)); err != nil || img.Bounds().Dx() < 100 || img.Bounds().Dy() < 100 {
+		t.Errorf("%s.png: %v, decoding error %v", name, img.Bounds(), err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, name+".svg")); err != nil || !bytes.Contains(b, []byte("<svg")) {
+		t.Errorf("%s.svg: not an SVG (%v)", name, err)
+	}
 }
 
 func TestWriteScatterSamples(t *testing.T) {
-	dir := os.Getenv("PRIVIC_PLOT_SAMPLES")
-	if dir == "" {
-		t.Skip("set PRIVIC_PLOT_SAMPLES=<dir> to write sample figures for visual checks")
-	}
+	t.Parallel()
+	dir := sampleDir(t)
 	rng := rand.New(rand.NewPCG(1, 2))
 	mk := func(name string, lat0, lon0 float64, n int) PointSet {
 		s := PointSet{Name: name}
@@ -151,10 +167,8 @@ func TestWriteScatterSamples(t *testing.T) {
 }
 
 func TestWriteEdgeSamples(t *testing.T) {
-	dir := os.Getenv("PRIVIC_PLOT_SAMPLES")
-	if dir == "" {
-		t.Skip("set PRIVIC_PLOT_SAMPLES=<dir> to write sample figures for visual checks")
-	}
+	t.Parallel()
+	dir := sampleDir(t)
 	tall := GridMap{Title: "tall 30 x 3", Rows: 30, Cols: 3, Values: smoothGrid(30, 3, 10, 1, 25, 2)}
 	one := GridMap{Title: "one cell", Rows: 1, Cols: 1, Values: []float64{0.5}, Markers: []Marker{{Label: "AB"}}}
 	big := GridMap{Title: "60 x 80, log", Rows: 60, Cols: 80, Values: smoothGrid(60, 80, 20, 30, 45, 60), Markers: []Marker{{Row: 20, Col: 30, Label: "A"}}}

@@ -109,11 +109,11 @@ func TestCalibrateOutOfReach(t *testing.T) {
 			t.Errorf("%v = %v: error %v, want out of reach", c.t, c.goal, err)
 		}
 	}
-	if _, err := Calibrate(RR{}, g, g, u, TargetEps, -1, CalibrateOptions{}); err == nil {
-		t.Error("negative goal: no error")
+	if _, err := Calibrate(RR{}, g, g, u, TargetEps, -1, CalibrateOptions{}); err == nil || !strings.Contains(err.Error(), "calibrate rr: eps target -1: must be finite and > 0") {
+		t.Errorf("negative goal: error %v", err)
 	}
-	if _, err := ParseTarget("qos"); err == nil {
-		t.Error("ParseTarget(qos): no error")
+	if _, err := ParseTarget("qos"); err == nil || !strings.Contains(err.Error(), `unknown calibration target "qos" (known: eps, distortion, mi)`) {
+		t.Errorf("ParseTarget(qos): error %v", err)
 	}
 	for _, s := range []string{"bisection", "illinois"} {
 		if m, err := ParseMethod(s); err != nil || m.String() != s {

@@ -2,6 +2,7 @@ package mechanism
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"privic/kernels"
@@ -69,8 +70,8 @@ func TestIdentificationPriorMatters(t *testing.T) {
 			t.Errorf("pa=%v: MAP %v, want %v", pa, mp, wantMAP)
 		}
 	}
-	if _, _, err := Identification([]float64{0.5, 0.5}, ch, 2); err == nil {
-		t.Error("cell outside the grid: no error")
+	if _, _, err := Identification([]float64{0.5, 0.5}, ch, 2); err == nil || !strings.Contains(err.Error(), "identification: cell 2 outside the 2 cells of") {
+		t.Errorf("cell outside the grid: error %v", err)
 	}
 }
 

@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -181,8 +182,8 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("%s: incomplete entry %+v, Info %+v", n, e, info)
 		}
 	}
-	if _, err := reg.Lookup("exponential"); err == nil || !strings.Contains(err.Error(), "ba, lap") {
-		t.Errorf("unknown name: %v", err)
+	if _, err := reg.Lookup("exponential"); err == nil || !strings.Contains(err.Error(), `unknown mechanism "exponential" (known: ba, lap,`) {
+		t.Errorf("unknown name: error %v", err)
 	}
 	// Options reach the constructors.
 	e, _ := reg.Lookup("optimal")
@@ -229,14 +230,17 @@ func TestLPSize(t *testing.T) {
 func TestSameGridMechanismsRefuseOtherOutputs(t *testing.T) {
 	g := mustGrid(t, 2, 2)
 	for _, m := range []Mechanism{RR{}, BA{}} {
-		if _, err := m.Channel(g, g.Widen(1), uniformPrior(4), 1); err == nil {
-			t.Errorf("%s: widened output accepted", m.Info().Name)
+		want := m.Info().Name + ": output grid 4x4@(-1,-1) must equal input grid 2x2"
+		if _, err := m.Channel(g, g.Widen(1), uniformPrior(4), 1); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: widened output: error %v, want one saying %q", m.Info().Name, err, want)
 		}
 	}
 	for _, m := range []Mechanism{RR{}, BA{}, LAP{}, PlanarLaplace{}, Optimal{}} {
 		for _, p := range []float64{0, -1, math.NaN(), math.Inf(1), 1e9} {
-			if _, err := m.Channel(g, g, uniformPrior(4), p); err == nil {
-				t.Errorf("%s: parameter %v accepted", m.Info().Name, p)
+			in := m.Info()
+			want := fmt.Sprintf("%s: %s = %v: must be in (0, %v]", in.Name, in.Param, p, in.Max)
+			if _, err := m.Channel(g, g, uniformPrior(4), p); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: parameter %v: error %v, want one saying %q", in.Name, p, err, want)
 			}
 		}
 	}

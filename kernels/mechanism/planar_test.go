@@ -93,11 +93,37 @@ func TestPlanarLaplaceUniformMatchesFourFoldQuadrature(t *testing.T) {
 func TestPlanarLaplaceMatchesMonteCarlo(t *testing.T) {
 	// Simulate what deployed code does (perturb the point, snap to the
 	// nearest output cell) and compare the frequencies with the integrated
-	// channel: every cell within 5 binomial standard deviations.
+	// channel: every cell within 5 binomial standard deviations. The
+	// negative control simulates with eps 10% too large and must have a
+	// cell beyond that.
 	in := mustGrid(t, 4, 4)
 	out := in.Widen(1)
 	rng := rand.New(rand.NewPCG(5, 17))
 	const n = 100000
+	// worst returns the largest deviation, in standard deviations, of n
+	// simulated reports of x with noise simEps from the channel's row x.
+	worst := func(pm PointModel, ch *kernels.Channel, x int, simEps float64) (float64, int) {
+		counts := make([]int, out.Len())
+		xr, xc := in.Abs(x)
+		for i := 0; i < n; i++ {
+			r, c := float64(xr), float64(xc)
+			if pm == UniformInCell {
+				r += rng.Float64() - 0.5
+				c += rng.Float64() - 0.5
+			}
+			d1, d2 := PlanarNoise(rng, simEps)
+			counts[Snap(out, r+d1, c+d2)]++
+		}
+		w, wy := 0.0, -1
+		for y, k := range counts {
+			p := ch.P[x*out.Len()+y]
+			sd := math.Sqrt(p * (1 - p) / n)
+			if z := (math.Abs(float64(k)/n-p) - 1.0/n) / sd; z > w {
+				w, wy = z, y
+			}
+		}
+		return w, wy
+	}
 	for _, pm := range []PointModel{UniformInCell, CellCentre} {
 		for _, eps := range []float64{0.6, 2} {
 			ch, err := PlanarLaplace{Point: pm}.Channel(in, out, nil, eps)
@@ -105,24 +131,12 @@ func TestPlanarLaplaceMatchesMonteCarlo(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, x := range []int{0, in.Index(1, 2)} {
-				counts := make([]int, out.Len())
-				xr, xc := in.Abs(x)
-				for i := 0; i < n; i++ {
-					r, c := float64(xr), float64(xc)
-					if pm == UniformInCell {
-						r += rng.Float64() - 0.5
-						c += rng.Float64() - 0.5
-					}
-					d1, d2 := PlanarNoise(rng, eps)
-					counts[Snap(out, r+d1, c+d2)]++
+				if z, y := worst(pm, ch, x, eps); z > 5 {
+					t.Errorf("%v eps=%v x=%d y=%d: Monte Carlo frequency %.1f sd from the channel", pm, eps, x, y, z)
 				}
-				for y, k := range counts {
-					p := ch.P[x*out.Len()+y]
-					sd := math.Sqrt(p * (1 - p) / n)
-					if diff := math.Abs(float64(k)/n - p); diff > 5*sd+1.0/n {
-						t.Errorf("%v eps=%v x=%d y=%d: MC %.5f vs exact %.5f (%.1f sd)", pm, eps, x, y, float64(k)/n, p, diff/sd)
-					}
-				}
+			}
+			if z, _ := worst(pm, ch, in.Index(1, 2), 1.1*eps); z <= 5 {
+				t.Errorf("%v eps=%v: negative control (noise for eps 10%% larger): largest deviation %.1f sd <= 5", pm, eps, z)
 			}
 		}
 	}

@@ -18,7 +18,7 @@ func sharedDir(t *testing.T) string {
 	}
 	dir := datasets.SharedDir(root)
 	if _, err := os.Stat(filepath.Join(dir, "datasets", "gowalla", "paris_checkins.csv")); err != nil {
-		t.Skipf("SKIPPING: the shared Gowalla subsets are not available (%v)", err)
+		t.Skipf("SKIPPING: needs the shared Gowalla subsets in ../shared/datasets/gowalla next to the repository (%v)", err)
 	}
 	return dir
 }

@@ -1,0 +1,5 @@
+package pkg
+
+func f(x int) bool {
+	return x < 3 // line 3
+}

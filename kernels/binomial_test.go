@@ -1,0 +1,258 @@
+package kernels
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// binomialPMFRange returns the exact pmf of Binomial(n, p) on [lo, hi],
+// computed from log-gamma (independent of the sampler's recursions), with
+// lo and hi 15 standard deviations (and 20 values) around the mean: the
+// mass outside is below 1e-40.
+func binomialPMFRange(n int, p float64) (pmf []float64, lo int) {
+	mean, sd := float64(n)*p, math.Sqrt(float64(n)*p*(1-p))
+	lo = max(0, int(mean-15*sd)-20)
+	hi := min(n, int(mean+15*sd)+20)
+	pmf = make([]float64, hi-lo+1)
+	for k := lo; k <= hi; k++ {
+		pmf[k-lo] = binomialPMF(n, k, p)
+	}
+	return pmf, lo
+}
+
+// TestBinomial checks the sampler against the exact pmf in both regimes
+// (inversion for n min(p,1-p) < 10, BTRD above, with its exact test
+// reached for |k - mode| > 15 when npq is large) and for p > 1/2, by
+// Pearson's statistic on 100 bins of equal probability, with a negative
+// control in each case (see reweighted).
+//
+// The draws are enough to catch BTRD's hat function scaled by 0.9 in every
+// BTRD case (the chi-square noncentrality per draw is 1e-4 to 1e-3), and
+// by 0.98 in the n = 5e6 case, where it is 2.4e-5 per draw (8e6 draws:
+// about 190, well beyond the quantile); for smaller npq a 2% error of the
+// hat moves the law by less than 1e-6 per draw. The last case, just above
+// BTRD's threshold n p = 10, is where a reference point one below the mode
+// (from (n-1)p instead of (n+1)p) moves the law most: 1.5e-5 per draw,
+// about 60 over 4e6 draws (13 bins: quantile 38). The case n p = 10 with
+// a small p puts 4.3e-5 of the mass at k = 0, whose rate is checked
+// directly.
+func TestBinomial(t *testing.T) {
+	for i, tc := range []struct {
+		n     int
+		p     float64
+		draws int
+	}{
+		{1, 0.5, 200_000}, {7, 0.3, 200_000}, {40, 0.1, 200_000}, {2000, 0.003, 200_000}, {60, 0.9, 200_000},
+		{30, 0.4, 1_000_000}, {100, 0.37, 1_000_000}, {1000, 0.5, 1_000_000}, {250, 0.93, 1_000_000},
+		{100000, 0.01, 1_000_000}, {5000000, 0.2, 8_000_000}, {25, 0.45, 4_000_000}, {1000, 0.01, 1_000_000},
+	} {
+		t.Run(fmt.Sprintf("n=%d,p=%v", tc.n, tc.p), func(t *testing.T) {
+			t.Parallel()
+			rng := rand.New(rand.NewPCG(61, uint64(i)))
+			pmf, lo := binomialPMFRange(tc.n, tc.p)
+			bins := newEqBins(pmf, lo, 100)
+			crit := chiSquareCritical(len(bins.prob))
+			sum, sum2 := 0.0, 0.0
+			zeros := 0
+			draw := func() int {
+				k := binomial(rng, tc.n, tc.p)
+				if k < 0 || k > tc.n {
+					t.Fatalf("drew %d", k)
+				}
+				if k == 0 {
+					zeros++
+				}
+				sum += float64(k)
+				sum2 += float64(k) * float64(k)
+				return k
+			}
+			s := bins.stat(tc.draws, draw)
+			if s > crit {
+				t.Errorf("chi-square %.1f > %.1f (%d bins, alpha %v)", s, crit, len(bins.prob), gofAlpha)
+			}
+			// The rate of k = 0, where it is large enough to count: the
+			// bins are too coarse to see it (it can be a sliver of the
+			// first bin).
+			if e := float64(tc.draws) * binomialPMF(tc.n, 0, tc.p); e >= 20 && e <= float64(tc.draws)/2 {
+				if math.Abs(float64(zeros)-e) > 5*math.Sqrt(e) {
+					t.Errorf("%d draws of 0, want %.1f +- %.1f", zeros, e, math.Sqrt(e))
+				}
+			}
+			// The first two moments, against the closed forms np and npq.
+			d := float64(tc.draws)
+			mean, v := float64(tc.n)*tc.p, float64(tc.n)*tc.p*(1-tc.p)
+			if m := sum / d; math.Abs(m-mean) > 5*math.Sqrt(v/d) {
+				t.Errorf("sample mean %v, want %v +- %.3g", m, mean, math.Sqrt(v/d))
+			}
+			if s2 := sum2/d - (sum/d)*(sum/d); math.Abs(s2-v) > 10*v*math.Sqrt(2/d)+1e-12 {
+				t.Errorf("sample variance %v, want %v", s2, v)
+			}
+			control, delta := bins.reweighted(rand.New(rand.NewPCG(62, uint64(i))), tc.draws,
+				func() int { return binomial(rng, tc.n, tc.p) })
+			sc := bins.stat(tc.draws, control)
+			if sc <= crit {
+				t.Errorf("negative control (central half of the mass reweighted by %.4f): chi-square %.1f <= %.1f: the test cannot see an error of this size",
+					1-delta, sc, crit)
+			}
+			t.Logf("%d bins: chi-square %.1f, negative control %.1f (reweighted by %.4f), critical %.1f", len(bins.prob), s, sc, 1-delta, crit)
+		})
+	}
+}
+
+// TestBinomialEdges: the degenerate parameters have one outcome.
+func TestBinomialEdges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, tc := range []struct {
+		n    int
+		p    float64
+		want int
+	}{{0, 0.5, 0}, {10, 0, 0}, {10, -0.1, 0}, {10, 1, 10}, {10, 1.5, 10}, {-3, 0.5, 0}, {1 << 40, 0, 0}, {1 << 40, 1, 1 << 40}} {
+		for range 5 {
+			if k := binomial(rng, tc.n, tc.p); k != tc.want {
+				t.Errorf("Bin(%d,%v) = %d, want %d", tc.n, tc.p, k, tc.want)
+			}
+		}
+	}
+}
+
+// TestStirlingTail: BTRD's remainder of Stirling's formula against its
+// definition ln k! - [(k+1/2) ln(k+1) - (k+1) + ln(2 pi)/2], from
+// log-gamma. The series used from k = 10 on is accurate to 1e-10 there
+// (its first omitted term is 1/(1680 (k+1)^7)); the reference itself
+// loses about 4e-16 times the size of ln k! to cancellation.
+func TestStirlingTail(t *testing.T) {
+	for k := 0; k <= 200; k++ {
+		kf := float64(k)
+		lg, _ := math.Lgamma(kf + 1)
+		want := lg - ((kf+0.5)*math.Log(kf+1) - (kf + 1) + 0.5*math.Log(2*math.Pi))
+		tol := 4e-16 * (lg + 2)
+		if k >= 10 {
+			tol += 1.5 / (1680 * math.Pow(kf+1, 7))
+		}
+		if got := stirlingTail(k); math.Abs(got-want) > tol {
+			t.Errorf("stirlingTail(%d) = %.17g, want %.17g (tolerance %.3g)", k, got, want, tol)
+		}
+	}
+}
+
+// countingSource counts the words drawn from a source.
+type countingSource struct {
+	src rand.Source
+	n   int
+}
+
+func (c *countingSource) Uint64() uint64 { c.n++; return c.src.Uint64() }
+
+// TestBTRDImmediateAcceptance: BTRD accepts its first candidate at once,
+// using a single uniform, exactly when that uniform falls in the box
+// v <= 0.86 vr, vr = 0.92 - 4.2/b, b = 1.15 + 2.53 sqrt(npq) (Hörmann's
+// constants); every other path draws at least two. So the fraction of
+// draws that consume one uniform is 0.86 vr, a check of the box that the
+// law alone cannot see (a sampler without the box is exact but slower).
+func TestBTRDImmediateAcceptance(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{30, 0.4}, {1000, 0.5}, {5000000, 0.2}} {
+		src := &countingSource{src: rand.NewPCG(71, 72)}
+		rng := rand.New(src)
+		const draws = 200_000
+		once := 0
+		for range draws {
+			before := src.n
+			binomial(rng, tc.n, tc.p)
+			if src.n-before == 1 {
+				once++
+			}
+		}
+		b := 1.15 + 2.53*math.Sqrt(float64(tc.n)*tc.p*(1-tc.p))
+		want := 0.86 * (0.92 - 4.2/b)
+		got := float64(once) / draws
+		if sd := math.Sqrt(want * (1 - want) / draws); math.Abs(got-want) > 5*sd {
+			t.Errorf("Bin(%d,%v): %.4f of the draws took one uniform, want 0.86 vr = %.4f +- %.4f", tc.n, tc.p, got, want, sd)
+		}
+	}
+}
+
+// logRatiosBySteps returns ln(f(k)/f(mode)) for k = lo..hi (lo <= mode <=
+// hi) for the Binomial(n, p) pmf f, as cumulative sums of the logs of the
+// consecutive ratios f(i)/f(i-1) = (n-i+1)/i p/q: independent of Stirling's
+// series and accurate to about |k-mode| ulps.
+func logRatiosBySteps(n, mode, lo, hi int, p float64) []float64 {
+	r := p / (1 - p)
+	out := make([]float64, hi-lo+1)
+	s := 0.0
+	for i := mode + 1; i <= hi; i++ {
+		s += math.Log(float64(n-i+1) / float64(i) * r)
+		out[i-lo] = s
+	}
+	s = 0
+	for i := mode; i > lo; i-- {
+		s -= math.Log(float64(n-i+1) / float64(i) * r)
+		out[i-1-lo] = s
+	}
+	return out
+}
+
+// TestBTRDLogRatio: BTRD's exact test evaluates ln(f(k)/f(mode)) through
+// Stirling's series; it must agree with the sum of the logs of the pmf's
+// consecutive ratios to 1e-9 wherever BTRD uses it (|k - mode| > 15).
+func TestBTRDLogRatio(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {30, 0.4}, {100, 0.37}, {1000, 0.5}, {5000, 0.01}, {100000, 0.3}} {
+		q := 1 - tc.p
+		mode := int(math.Floor(float64(tc.n+1) * tc.p))
+		r := tc.p / q
+		h := btrdLogRatioBase(tc.n, mode, r)
+		sd := math.Sqrt(float64(tc.n) * tc.p * q)
+		lo, hi := max(0, mode-int(12*sd)-20), min(tc.n, mode+int(12*sd)+20)
+		exact := logRatiosBySteps(tc.n, mode, lo, hi, tc.p)
+		for k := lo; k <= hi; k++ {
+			if k-mode <= 15 && mode-k <= 15 {
+				continue
+			}
+			got, want := btrdLogRatio(tc.n, mode, k, r, h), exact[k-lo]
+			if math.Abs(got-want) > 1e-9*max(1, math.Abs(want)) {
+				t.Fatalf("Bin(%d,%v), k=%d: Stirling %.15g, by steps %.15g", tc.n, tc.p, k, got, want)
+			}
+		}
+	}
+}
+
+// TestBTRDSqueeze: the normal approximation t of ln(f(k)/f(mode)) is
+// within its bound rho wherever BTRD uses it (|k - mode| > 15) and the pmf
+// matters (f(k) >= 2e-9 f(mode)), so the squeeze does not decide wrongly
+// there. (Far in the tails the bound can fail: for Bin(5000, 0.01) at
+// k = 0, ln f(0)/f(mode) = -47.4 < t - rho = -43.4; a candidate lands in
+// that gap with probability below e^-43.)
+func TestBTRDSqueeze(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {30, 0.4}, {100, 0.37}, {1000, 0.5}, {5000, 0.01}, {100000, 0.3}, {5000000, 0.2}} {
+		q := 1 - tc.p
+		npq := float64(tc.n) * tc.p * q
+		mode := int(math.Floor(float64(tc.n+1) * tc.p))
+		sd := math.Sqrt(npq)
+		lo, hi := max(0, mode-int(12*sd)-20), min(tc.n, mode+int(12*sd)+20)
+		ratios := logRatiosBySteps(tc.n, mode, lo, hi, tc.p)
+		for k := lo; k <= hi; k++ {
+			km := max(k-mode, mode-k)
+			if km <= 15 {
+				continue
+			}
+			exact := ratios[k-lo]
+			if exact < -20 {
+				continue // f(k) < 2e-9 f(mode): see above
+			}
+			tt, rho := btrdSqueeze(float64(km), npq)
+			if exact < tt-rho || exact > tt+rho {
+				t.Fatalf("Bin(%d,%v), k=%d: ln f(k)/f(mode) = %.6g outside t +- rho = %.6g +- %.3g", tc.n, tc.p, k, exact, tt, rho)
+			}
+		}
+	}
+}
