@@ -27,11 +27,15 @@ type factored struct {
 	kd          *kprod // d exp(-beta d), for the distortion
 }
 
+// factoredWork is the scratch of one product. It holds no kprodSite: a
+// site remembers which path (full FFT or near/far split, and its radius)
+// served the previous product, and the path changes the last bits of the
+// result. Pooled work goes to whichever goroutine asks first, so every
+// product starts from a fresh site and its bits depend on its input only.
 type factoredWork struct {
-	kw    kprodWork
-	sites [3]kprodSite
-	a, b  []float64 // over out
-	sw    samplerWork
+	kw   kprodWork
+	a, b []float64 // over out
+	sw   samplerWork
 }
 
 func newFactored(in, out Grid, beta float64, kp *kprod, c, z []float64) *factored {
@@ -71,7 +75,7 @@ func (f *factored) apply(dst, v []float64) {
 		}
 		w.a[y] = x
 	}
-	f.kp.prod(w.b, w.a, &w.kw, &w.sites[0])
+	f.kp.prod(w.b, w.a, &w.kw, &kprodSite{})
 	for x := range dst {
 		dst[x] = w.b[f.idx(x)] / f.z[x]
 	}
@@ -87,7 +91,7 @@ func (f *factored) applyT(dst, u []float64) {
 	for x, v := range u {
 		w.a[f.idx(x)] = v / f.z[x]
 	}
-	f.kp.prod(dst, w.a, &w.kw, &w.sites[1])
+	f.kp.prod(dst, w.a, &w.kw, &kprodSite{})
 	if f.c != nil {
 		for y, cy := range f.c {
 			dst[y] *= cy
@@ -142,7 +146,7 @@ func (f *factored) avgDistortion(prior []float64) (float64, error) {
 			w.a[y] = 1
 		}
 	}
-	f.kd.prod(w.b, w.a, &w.kw, &w.sites[2])
+	f.kd.prod(w.b, w.a, &w.kw, &kprodSite{})
 	total := 0.0
 	for x, p := range prior {
 		if p > 0 {
