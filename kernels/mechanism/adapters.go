@@ -71,10 +71,7 @@ func (m BA) Channel(in, out kernels.Grid, prior []float64, beta float64) (*kerne
 // marginal).
 func (m BA) Run(in, out kernels.Grid, prior []float64, beta float64) (*kernels.BAChannel, error) {
 	info := m.Info()
-	if err := checkParam(info, beta); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, beta); err != nil {
 		return nil, err
 	}
 	if err := checkPrior(info.Name, in, prior); err != nil {
@@ -126,10 +123,7 @@ func (LAP) Claim(in, out kernels.Grid, eps float64) Claim {
 // Channel implements Mechanism; the prior is ignored.
 func (m LAP) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	ch, err := kernels.Laplace(in, out, eps)

@@ -236,6 +236,16 @@ func checkGrids(info Info, in, out kernels.Grid) error {
 	return nil
 }
 
+// checkArgs is the argument check every parametrised mechanism's Channel
+// and Op begin with: the parameter within (0, info.Max] (checkParam), then
+// the grids (checkGrids).
+func checkArgs(info Info, in, out kernels.Grid, param float64) error {
+	if err := checkParam(info, param); err != nil {
+		return err
+	}
+	return checkGrids(info, in, out)
+}
+
 // checkPrior validates a distribution over g.
 func checkPrior(name string, g kernels.Grid, prior []float64) error {
 	if len(prior) != g.Len() {

@@ -35,10 +35,7 @@ func (m BA) Op(in, out kernels.Grid, prior []float64, beta float64) (kernels.Cha
 // widened grids of the experiments do); the prior is ignored.
 func (m LAP) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	op, err := kernels.NewLaplaceOp(in, out, eps)
@@ -52,10 +49,7 @@ func (m LAP) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.Channel
 // ignored.
 func (m RR) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	return kernels.NewRROp(in, eps)
@@ -178,27 +172,9 @@ func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, 
 				return 0, 0, fmt.Errorf("identification: column %d: %w", y, err)
 			}
 		}
-		ca := col[a]
-		if ca == 0 {
-			continue
-		}
-		q, best := 0.0, 0.0
-		for x, c := range col {
-			v := prior[x] * c
-			q += v
-			best = math.Max(best, v)
-		}
-		va := prior[a] * ca
-		posterior += ca * va / q
-		if va >= best*(1-1e-12) {
-			ties := 0
-			for x, c := range col {
-				if prior[x]*c >= best*(1-1e-12) {
-					ties++
-				}
-			}
-			mapProb += ca / float64(ties)
-		}
+		p, mp := identifyReport(prior, col, a)
+		posterior += p
+		mapProb += mp
 	}
 	return posterior, mapProb, nil
 }

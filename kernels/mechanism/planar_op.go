@@ -184,10 +184,7 @@ func borderOrAll(n int) []int {
 // entries at eps.
 func (m PlanarLaplace) integrator(in, out kernels.Grid, eps float64) (*planarIntegrator, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	if m.Point != UniformInCell && m.Point != CellCentre {

@@ -54,10 +54,7 @@ func RRProbabilities(k int, eps float64) (p, q float64) {
 // Channel implements Mechanism; out must equal in, prior is ignored.
 func (m RR) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	ch, err := kernels.NewChannel(in, out)
