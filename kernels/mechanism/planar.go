@@ -21,16 +21,11 @@ const (
 	CellCentre
 )
 
+// pointModelSpellings name the point models, by value (read-only).
+var pointModelSpellings = spellings[PointModel]{"uniform", "centre"}
+
 // String names the point model ("uniform" or "centre").
-func (p PointModel) String() string {
-	switch p {
-	case UniformInCell:
-		return "uniform"
-	case CellCentre:
-		return "centre"
-	}
-	return fmt.Sprintf("PointModel(%d)", int(p))
-}
+func (p PointModel) String() string { return pointModelSpellings.name("PointModel", p) }
 
 // PlanarLaplace is the continuous planar Laplace mechanism of
 // geo-indistinguishability followed by remapping to the nearest cell of the
