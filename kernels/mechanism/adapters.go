@@ -122,13 +122,5 @@ func (LAP) Claim(in, out kernels.Grid, eps float64) Claim {
 
 // Channel implements Mechanism; the prior is ignored.
 func (m LAP) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
-	info := m.Info()
-	if err := checkArgs(info, in, out, eps); err != nil {
-		return nil, err
-	}
-	ch, err := kernels.Laplace(in, out, eps)
-	if err != nil {
-		return nil, fmt.Errorf("lap: eps=%v: %w", eps, err)
-	}
-	return ch, nil
+	return checkedBuild(m, in, out, eps, kernels.Laplace)
 }

@@ -34,25 +34,17 @@ func (m BA) Op(in, out kernels.Grid, prior []float64, beta float64) (kernels.Cha
 // Op implements Operator: kernels.LaplaceOp (out must contain in, as the
 // widened grids of the experiments do); the prior is ignored.
 func (m LAP) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
-	info := m.Info()
-	if err := checkArgs(info, in, out, eps); err != nil {
-		return nil, err
-	}
-	op, err := kernels.NewLaplaceOp(in, out, eps)
-	if err != nil {
-		return nil, fmt.Errorf("lap: eps=%v: %w", eps, err)
-	}
-	return op, nil
+	return checkedBuild(m, in, out, eps, func(in, out kernels.Grid, eps float64) (kernels.ChannelOp, error) {
+		return kernels.NewLaplaceOp(in, out, eps)
+	})
 }
 
 // Op implements Operator: kernels.RROp; out must equal in, the prior is
 // ignored.
 func (m RR) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
-	info := m.Info()
-	if err := checkArgs(info, in, out, eps); err != nil {
-		return nil, err
-	}
-	return kernels.NewRROp(in, eps)
+	return checkedBuild(m, in, out, eps, func(in, _ kernels.Grid, eps float64) (kernels.ChannelOp, error) {
+		return kernels.NewRROp(in, eps)
+	})
 }
 
 // opMeasurer is implemented by the operators of this package, which
