@@ -71,10 +71,7 @@ func (m BA) Channel(in, out kernels.Grid, prior []float64, beta float64) (*kerne
 // marginal).
 func (m BA) Run(in, out kernels.Grid, prior []float64, beta float64) (*kernels.BAChannel, error) {
 	info := m.Info()
-	if err := checkParam(info, beta); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, beta); err != nil {
 		return nil, err
 	}
 	if err := checkPrior(info.Name, in, prior); err != nil {
@@ -125,16 +122,5 @@ func (LAP) Claim(in, out kernels.Grid, eps float64) Claim {
 
 // Channel implements Mechanism; the prior is ignored.
 func (m LAP) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
-	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, err
-	}
-	ch, err := kernels.Laplace(in, out, eps)
-	if err != nil {
-		return nil, fmt.Errorf("lap: eps=%v: %w", eps, err)
-	}
-	return ch, nil
+	return checkedBuild(m, in, out, eps, kernels.Laplace)
 }

@@ -18,6 +18,20 @@ func benchPrior(g kernels.Grid) []float64 {
 	return p
 }
 
+// benchSolve times m.Solve(g, g, prior, 1) b.N times and returns the
+// statistics of the last solve, for the benchmark to report.
+func benchSolve(b *testing.B, m Optimal, g kernels.Grid, prior []float64) LPStats {
+	b.Helper()
+	var st LPStats
+	for i := 0; i < b.N; i++ {
+		var err error
+		if _, st, err = m.Solve(g, g, prior, 1); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return st
+}
+
 // BenchmarkOptimal solves the optimal-mechanism LP at eps = 1 for growing
 // square grids, per solver and spanner, up to sizes that take a few
 // seconds (run with -benchtime=1x); the Optimal documentation lists the
@@ -35,13 +49,7 @@ func BenchmarkOptimal(b *testing.B) {
 				prior := benchPrior(g)
 				m := Optimal{Solver: s, Spanner: sp}
 				b.Run(fmt.Sprintf("solver=%s/spanner=%d/grid=%dx%d", s, sp, sz.r, sz.c), func(b *testing.B) {
-					var st LPStats
-					for i := 0; i < b.N; i++ {
-						var err error
-						if _, st, err = m.Solve(g, g, prior, 1); err != nil {
-							b.Fatal(err)
-						}
-					}
+					st := benchSolve(b, m, g, prior)
 					b.ReportMetric(float64(st.Constraints), "constraints")
 					b.ReportMetric(float64(st.Variables), "variables")
 				})
@@ -87,13 +95,7 @@ func BenchmarkOptimalCity(b *testing.B) {
 			for _, sp := range []int{0, 1} {
 				m := Optimal{Solver: s, Method: MethodDecompose, Spanner: sp}
 				b.Run(fmt.Sprintf("city=%s/solver=%s/spanner=%d", city, s, sp), func(b *testing.B) {
-					var st LPStats
-					for i := 0; i < b.N; i++ {
-						var err error
-						if _, st, err = m.Solve(g, g, prior, 1); err != nil {
-							b.Fatal(err)
-						}
-					}
+					st := benchSolve(b, m, g, prior)
 					b.ReportMetric(float64(st.Rounds), "rounds")
 					b.ReportMetric(float64(st.Iterations), "iterations")
 					b.ReportMetric(st.Gap, "gap")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"privic/kernels"
 )
@@ -22,31 +23,18 @@ const (
 	TargetMI
 )
 
+// targetSpellings are the spec spellings of the targets, by value
+// (read-only).
+var targetSpellings = spellings[Target]{"eps", "distortion", "mi"}
+
 // Targets lists every target in its spec spelling.
-func Targets() []string { return []string{"eps", "distortion", "mi"} }
+func Targets() []string { return slices.Clone(targetSpellings) }
 
 // String is the spec spelling: "eps", "distortion" or "mi".
-func (t Target) String() string {
-	switch t {
-	case TargetEps:
-		return "eps"
-	case TargetDistortion:
-		return "distortion"
-	case TargetMI:
-		return "mi"
-	}
-	return fmt.Sprintf("Target(%d)", int(t))
-}
+func (t Target) String() string { return targetSpellings.name("Target", t) }
 
 // ParseTarget reads a target's spec spelling.
-func ParseTarget(s string) (Target, error) {
-	for t := TargetEps; t <= TargetMI; t++ {
-		if t.String() == s {
-			return t, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown calibration target %q (known: eps, distortion, mi)", s)
-}
+func ParseTarget(s string) (Target, error) { return targetSpellings.parse("calibration target", s) }
 
 // increasing reports whether the target grows with the mechanism's
 // parameter (less privacy): tight eps and MI grow, distortion falls.
@@ -74,27 +62,15 @@ const (
 	Illinois
 )
 
+// methodSpellings are the spec spellings of the methods, by value
+// (read-only).
+var methodSpellings = spellings[Method]{"bisection", "illinois"}
+
 // String is the spec spelling: "bisection" or "illinois".
-func (m Method) String() string {
-	switch m {
-	case Bisection:
-		return "bisection"
-	case Illinois:
-		return "illinois"
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+func (m Method) String() string { return methodSpellings.name("Method", m) }
 
 // ParseMethod reads a method's spec spelling.
-func ParseMethod(s string) (Method, error) {
-	switch s {
-	case "bisection":
-		return Bisection, nil
-	case "illinois":
-		return Illinois, nil
-	}
-	return 0, fmt.Errorf("unknown calibration method %q (known: bisection, illinois)", s)
-}
+func ParseMethod(s string) (Method, error) { return methodSpellings.parse("calibration method", s) }
 
 // CalibrateOptions tunes Calibrate.
 type CalibrateOptions struct {

@@ -82,10 +82,7 @@ func (m Elastic) Claim(in, out kernels.Grid, eps float64) Claim {
 // Channel implements Mechanism; out must equal in.
 func (m Elastic) Channel(in, out kernels.Grid, prior []float64, eps float64) (*kernels.Channel, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	d, err := m.Metric(in, prior)

@@ -4,6 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"privic/kernels"
 )
 
@@ -61,6 +63,9 @@ func mustGrid(t *testing.T, rows, cols int) kernels.Grid {
 	}
 	return g
 }
+
+// normalise scales p in place to sum to 1.
+func normalise(p []float64) { floats.Scale(1/floats.Sum(p), p) }
 
 func uniformPrior(n int) []float64 {
 	p := make([]float64, n)

@@ -33,28 +33,46 @@ func Identification(prior []float64, ch *kernels.Channel, a int) (posterior, map
 	if a < 0 || a >= m {
 		return 0, 0, fmt.Errorf("identification: cell %d outside the %d cells of %v", a, m, ch.In)
 	}
+	col := make([]float64, m)
 	for y := 0; y < n; y++ {
-		ca := ch.P[a*n+y]
-		if ca == 0 {
-			continue
+		if ch.P[a*n+y] == 0 {
+			continue // adds nothing; skip the gather
 		}
-		q, best := 0.0, 0.0
-		for x := 0; x < m; x++ {
-			v := prior[x] * ch.P[x*n+y]
-			q += v
-			best = math.Max(best, v)
+		for x := range col {
+			col[x] = ch.P[x*n+y]
 		}
-		va := prior[a] * ca
-		posterior += ca * va / q
-		if va >= best*(1-1e-12) {
-			ties := 0
-			for x := 0; x < m; x++ {
-				if prior[x]*ch.P[x*n+y] >= best*(1-1e-12) {
-					ties++
-				}
-			}
-			mapProb += ca / float64(ties)
-		}
+		p, mp := identifyReport(prior, col, a)
+		posterior += p
+		mapProb += mp
 	}
 	return posterior, mapProb, nil
+}
+
+// identifyReport is what report y adds to the two sums of Identification:
+// col is the channel's column C[.,y]. It returns C[a,y] P(x=a | y) and,
+// when a is among the MAP guesses for y (within a relative 1e-12), C[a,y]
+// over the number of them, else 0; both are 0 when C[a,y] = 0.
+func identifyReport(prior, col []float64, a int) (posterior, mapProb float64) {
+	ca := col[a]
+	if ca == 0 {
+		return 0, 0
+	}
+	q, best := 0.0, 0.0
+	for x, c := range col {
+		v := prior[x] * c
+		q += v
+		best = math.Max(best, v)
+	}
+	va := prior[a] * ca
+	posterior = ca * va / q
+	if va >= best*(1-1e-12) {
+		ties := 0
+		for x, c := range col {
+			if prior[x]*c >= best*(1-1e-12) {
+				ties++
+			}
+		}
+		mapProb = ca / float64(ties)
+	}
+	return posterior, mapProb
 }

@@ -101,35 +101,30 @@ static int bndType(double lo, double up) {
 	return GLP_DB;
 }
 
-static void privic_glpk_rows(glp_prob *lp, int n, const double *lo, const double *up,
-		const int *start, const int *idx, const double *val) {
-	int first = glp_add_rows(lp, n);
+// privic_glpk_add appends n rows (cols = 0) or columns (cols = 1) to lp:
+// entry k has bounds lo[k]..up[k] (an infinite bound is none), objective
+// coefficient cost[k] (columns only; cost is NULL for rows) and the sparse
+// vector idx, val[start[k]:start[k+1]] with 0-based indices.
+static void privic_glpk_add(glp_prob *lp, int cols, int n, const double *cost, const double *lo,
+		const double *up, const int *start, const int *idx, const double *val) {
+	int first = cols ? glp_add_cols(lp, n) : glp_add_rows(lp, n);
 	int maxLen = 0;
 	for (int k = 0; k < n; k++) if (start[k + 1] - start[k] > maxLen) maxLen = start[k + 1] - start[k];
 	int *ind = malloc(((size_t)maxLen + 1) * sizeof(int));
 	double *v = malloc(((size_t)maxLen + 1) * sizeof(double));
 	for (int k = 0; k < n; k++) {
-		glp_set_row_bnds(lp, first + k, bndType(lo[k], up[k]), isinf(lo[k]) ? 0 : lo[k], isinf(up[k]) ? 0 : up[k]);
+		int type = bndType(lo[k], up[k]);
+		double l = isinf(lo[k]) ? 0 : lo[k], u = isinf(up[k]) ? 0 : up[k];
 		int len = start[k + 1] - start[k];
 		for (int i = 0; i < len; i++) { ind[i + 1] = idx[start[k] + i] + 1; v[i + 1] = val[start[k] + i]; }
-		glp_set_mat_row(lp, first + k, len, ind, v);
-	}
-	free(ind); free(v);
-}
-
-static void privic_glpk_cols(glp_prob *lp, int n, const double *cost, const double *lb, const double *ub,
-		const int *start, const int *idx, const double *val) {
-	int first = glp_add_cols(lp, n);
-	int maxLen = 0;
-	for (int k = 0; k < n; k++) if (start[k + 1] - start[k] > maxLen) maxLen = start[k + 1] - start[k];
-	int *ind = malloc(((size_t)maxLen + 1) * sizeof(int));
-	double *v = malloc(((size_t)maxLen + 1) * sizeof(double));
-	for (int k = 0; k < n; k++) {
-		glp_set_col_bnds(lp, first + k, bndType(lb[k], ub[k]), isinf(lb[k]) ? 0 : lb[k], isinf(ub[k]) ? 0 : ub[k]);
-		glp_set_obj_coef(lp, first + k, cost[k]);
-		int len = start[k + 1] - start[k];
-		for (int i = 0; i < len; i++) { ind[i + 1] = idx[start[k] + i] + 1; v[i + 1] = val[start[k] + i]; }
-		glp_set_mat_col(lp, first + k, len, ind, v);
+		if (cols) {
+			glp_set_col_bnds(lp, first + k, type, l, u);
+			glp_set_obj_coef(lp, first + k, cost[k]);
+			glp_set_mat_col(lp, first + k, len, ind, v);
+		} else {
+			glp_set_row_bnds(lp, first + k, type, l, u);
+			glp_set_mat_row(lp, first + k, len, ind, v);
+		}
 	}
 	free(ind); free(v);
 }
@@ -252,14 +247,14 @@ func newGLPKBackend() (*lpBackend, error) {
 
 func (g *glpkModel) addRows(lo, up []float64, start, idx []int32, val []float64) error {
 	if len(lo) > 0 {
-		C.privic_glpk_rows(g.lp, C.int(len(lo)), dptr(lo), dptr(up), iptr(start), iptr(idx), dptr(val))
+		C.privic_glpk_add(g.lp, 0, C.int(len(lo)), nil, dptr(lo), dptr(up), iptr(start), iptr(idx), dptr(val))
 	}
 	return nil
 }
 
 func (g *glpkModel) addCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
 	if len(cost) > 0 {
-		C.privic_glpk_cols(g.lp, C.int(len(cost)), dptr(cost), dptr(lb), dptr(ub), iptr(start), iptr(idx), dptr(val))
+		C.privic_glpk_add(g.lp, 1, C.int(len(cost)), dptr(cost), dptr(lb), dptr(ub), iptr(start), iptr(idx), dptr(val))
 	}
 	return nil
 }

@@ -236,6 +236,33 @@ func checkGrids(info Info, in, out kernels.Grid) error {
 	return nil
 }
 
+// checkArgs is the argument check every parametrised mechanism's Channel
+// and Op begin with: the parameter within (0, info.Max] (checkParam), then
+// the grids (checkGrids).
+func checkArgs(info Info, in, out kernels.Grid, param float64) error {
+	if err := checkParam(info, param); err != nil {
+		return err
+	}
+	return checkGrids(info, in, out)
+}
+
+// checkedBuild is the body of a mechanism's Channel or Op that needs no
+// more than its arguments checked: checkArgs for m at parameter p, then
+// build, whose error gets m's name and parameter as context. On an error
+// it returns T's zero value (a nil interface, never a typed nil).
+func checkedBuild[T any](m Mechanism, in, out kernels.Grid, p float64, build func(in, out kernels.Grid, p float64) (T, error)) (T, error) {
+	var zero T
+	info := m.Info()
+	if err := checkArgs(info, in, out, p); err != nil {
+		return zero, err
+	}
+	v, err := build(in, out, p)
+	if err != nil {
+		return zero, fmt.Errorf("%s: %s=%v: %w", info.Name, info.Param, p, err)
+	}
+	return v, nil
+}
+
 // checkPrior validates a distribution over g.
 func checkPrior(name string, g kernels.Grid, prior []float64) error {
 	if len(prior) != g.Len() {

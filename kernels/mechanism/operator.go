@@ -34,31 +34,17 @@ func (m BA) Op(in, out kernels.Grid, prior []float64, beta float64) (kernels.Cha
 // Op implements Operator: kernels.LaplaceOp (out must contain in, as the
 // widened grids of the experiments do); the prior is ignored.
 func (m LAP) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
-	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, err
-	}
-	op, err := kernels.NewLaplaceOp(in, out, eps)
-	if err != nil {
-		return nil, fmt.Errorf("lap: eps=%v: %w", eps, err)
-	}
-	return op, nil
+	return checkedBuild(m, in, out, eps, func(in, out kernels.Grid, eps float64) (kernels.ChannelOp, error) {
+		return kernels.NewLaplaceOp(in, out, eps)
+	})
 }
 
 // Op implements Operator: kernels.RROp; out must equal in, the prior is
 // ignored.
 func (m RR) Op(in, out kernels.Grid, _ []float64, eps float64) (kernels.ChannelOp, error) {
-	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, err
-	}
-	return kernels.NewRROp(in, eps)
+	return checkedBuild(m, in, out, eps, func(in, _ kernels.Grid, eps float64) (kernels.ChannelOp, error) {
+		return kernels.NewRROp(in, eps)
+	})
 }
 
 // opMeasurer is implemented by the operators of this package, which
@@ -178,27 +164,9 @@ func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, 
 				return 0, 0, fmt.Errorf("identification: column %d: %w", y, err)
 			}
 		}
-		ca := col[a]
-		if ca == 0 {
-			continue
-		}
-		q, best := 0.0, 0.0
-		for x, c := range col {
-			v := prior[x] * c
-			q += v
-			best = math.Max(best, v)
-		}
-		va := prior[a] * ca
-		posterior += ca * va / q
-		if va >= best*(1-1e-12) {
-			ties := 0
-			for x, c := range col {
-				if prior[x]*c >= best*(1-1e-12) {
-					ties++
-				}
-			}
-			mapProb += ca / float64(ties)
-		}
+		p, mp := identifyReport(prior, col, a)
+		posterior += p
+		mapProb += mp
 	}
 	return posterior, mapProb, nil
 }

@@ -9,22 +9,41 @@ import (
 	"privic/kernels"
 )
 
-// opPrior is a random prior with a deserted corner.
+// opPrior is a random prior with a deserted corner (also a vector with
+// zeros to multiply operators with).
 func opPrior(rng *rand.Rand, g kernels.Grid) []float64 {
 	p := make([]float64, g.Len())
-	s := 0.0
 	for i := range p {
-		r, c := g.Cell(i)
-		if r < g.Rows/3 && c < g.Cols/3 {
-			continue
+		if r, c := g.Cell(i); r >= g.Rows/3 || c >= g.Cols/3 {
+			p[i] = rng.ExpFloat64()
 		}
-		p[i] = rng.ExpFloat64()
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
+	normalise(p)
 	return p
+}
+
+// checkProducts compares op's products C v and C^T u with those of the
+// dense channel ch (denseApply, denseApplyT), to relative tolerance tol.
+func checkProducts(t *testing.T, name string, op kernels.ChannelOp, ch *kernels.Channel, v, u []float64, tol float64) {
+	t.Helper()
+	in, out := op.Grids()
+	got, gotT := make([]float64, in.Len()), make([]float64, out.Len())
+	if err := op.Apply(got, v); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.ApplyT(gotT, u); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []struct {
+		what      string
+		got, want []float64
+	}{{"C v", got, denseApply(ch, v)}, {"C^T u", gotT, denseApplyT(ch, u)}} {
+		for i, w := range p.want {
+			if !relClose(p.got[i], w, tol) {
+				t.Fatalf("%s: (%s)[%d] = %v, dense %v", name, p.what, i, p.got[i], w)
+			}
+		}
+	}
 }
 
 // denseApply is C v from the matrix.
@@ -83,29 +102,8 @@ func TestPlanarOpMatchesDenseChannel(t *testing.T) {
 						t.Fatalf("%s eps %v: entry %d = %v, dense quadrature %v", name, eps, i, d.P[i], ch.P[i])
 					}
 				}
-				v := make([]float64, out.Len())
-				for i := range v {
-					v[i] = rng.Float64()
-				}
 				u := opPrior(rng, base)
-				got := make([]float64, base.Len())
-				if err := op.Apply(got, v); err != nil {
-					t.Fatal(err)
-				}
-				for x, w := range denseApply(ch, v) {
-					if !relClose(got[x], w, 1e-13) {
-						t.Fatalf("%s: (C v)[%d] = %v, dense %v", name, x, got[x], w)
-					}
-				}
-				gotT := make([]float64, out.Len())
-				if err := op.ApplyT(gotT, u); err != nil {
-					t.Fatal(err)
-				}
-				for y, w := range denseApplyT(ch, u) {
-					if !relClose(gotT[y], w, 1e-13) {
-						t.Fatalf("%s: (C^T u)[%d] = %v, dense %v", name, y, gotT[y], w)
-					}
-				}
+				checkProducts(t, name, op, ch, opPrior(rng, out), u, 1e-13)
 				eo, err := op.TightEpsilon()
 				if err != nil {
 					t.Fatal(err)
@@ -163,8 +161,8 @@ func TestPlanarOpRefusesLargeTightEps(t *testing.T) {
 	}
 }
 
-// The operators of BA, LAP and RR are the dense channels: products,
-// target values and identification agree.
+// The operators of BA, LAP and RR are the dense channels: products (both
+// ways), target values and identification agree.
 func TestOperatorsMatchChannels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	g := mustGrid(t, 8, 9)
@@ -185,19 +183,7 @@ func TestOperatorsMatchChannels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := make([]float64, tc.out.Len())
-		for i := range v {
-			v[i] = rng.Float64()
-		}
-		got := make([]float64, g.Len())
-		if err := op.Apply(got, v); err != nil {
-			t.Fatal(err)
-		}
-		for x, w := range denseApply(ch, v) {
-			if !relClose(got[x], w, 1e-12) {
-				t.Fatalf("%s: (C v)[%d] = %v, dense %v", name, x, got[x], w)
-			}
-		}
+		checkProducts(t, name, op, ch, opPrior(rng, tc.out), opPrior(rng, g), 1e-12)
 		for _, tg := range []Target{TargetEps, TargetDistortion, TargetMI} {
 			vo, err := TargetValueOp(tg, prior, op)
 			if err != nil {

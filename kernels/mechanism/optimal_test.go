@@ -162,16 +162,6 @@ func TestOptimalGeoIndAndNoWorseThanOthers(t *testing.T) {
 	}
 }
 
-func normalise(p []float64) {
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-}
-
 func TestOptimalSolversAgree(t *testing.T) {
 	if !SolverAvailable(SolverGLPK) {
 		t.Skip("GLPK not compiled in (go test -tags glpk; needs libglpk-dev): gonum/GLPK agreement not checked")

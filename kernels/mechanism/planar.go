@@ -21,16 +21,11 @@ const (
 	CellCentre
 )
 
+// pointModelSpellings name the point models, by value (read-only).
+var pointModelSpellings = spellings[PointModel]{"uniform", "centre"}
+
 // String names the point model ("uniform" or "centre").
-func (p PointModel) String() string {
-	switch p {
-	case UniformInCell:
-		return "uniform"
-	case CellCentre:
-		return "centre"
-	}
-	return fmt.Sprintf("PointModel(%d)", int(p))
-}
+func (p PointModel) String() string { return pointModelSpellings.name("PointModel", p) }
 
 // PlanarLaplace is the continuous planar Laplace mechanism of
 // geo-indistinguishability followed by remapping to the nearest cell of the
@@ -99,28 +94,14 @@ func (PlanarLaplace) Claim(in, out kernels.Grid, eps float64) Claim {
 
 // Channel implements Mechanism; the prior is ignored.
 func (m PlanarLaplace) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
-	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
+	pi, err := m.integrator(in, out, eps)
+	if err != nil {
 		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, err
-	}
-	if m.Point != UniformInCell && m.Point != CellCentre {
-		return nil, fmt.Errorf("%s: unknown point model %d", info.Name, int(m.Point))
-	}
-	tol := m.RelTol
-	if tol == 0 {
-		tol = 1e-12
-	}
-	if !(tol > 0 && tol < 1) {
-		return nil, fmt.Errorf("%s: RelTol = %v: must be in (0, 1)", info.Name, m.RelTol)
 	}
 	ch, err := kernels.NewChannel(in, out)
 	if err != nil {
 		return nil, err
 	}
-	pi := &planarIntegrator{eps: eps, q: newAdaptive(tol), uniform: m.Point == UniformInCell, memo: map[[4]float64]float64{}, short: newGaussRule(8)}
 	rowLo, rowHi := out.Row0, out.Row0+out.Rows-1
 	colLo, colHi := out.Col0, out.Col0+out.Cols-1
 	for x := 0; x < in.Len(); x++ {
@@ -132,7 +113,7 @@ func (m PlanarLaplace) Channel(in, out kernels.Grid, _ []float64, eps float64) (
 			a2, b2 := cellInterval(yc, colLo, colHi)
 			v, err := pi.region(a1-float64(xr), b1-float64(xr), a2-float64(xc), b2-float64(xc))
 			if err != nil {
-				return nil, fmt.Errorf("%s: eps=%v: entry (%d,%d): %w", info.Name, eps, x, y, err)
+				return nil, fmt.Errorf("%s: eps=%v: entry (%d,%d): %w", m.Info().Name, eps, x, y, err)
 			}
 			row[y] = v
 		}

@@ -184,10 +184,7 @@ func borderOrAll(n int) []int {
 // entries at eps.
 func (m PlanarLaplace) integrator(in, out kernels.Grid, eps float64) (*planarIntegrator, error) {
 	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
+	if err := checkArgs(info, in, out, eps); err != nil {
 		return nil, err
 	}
 	if m.Point != UniformInCell && m.Point != CellCentre {
@@ -218,7 +215,10 @@ func (p *PlanarOp) interiorStart(ic int) int {
 	return (p.Out.Col0 + 1) - (p.In.Col0 + ic) - p.colOff0
 }
 
-func checkVec(name string, dst, v []float64, nDst, nV int) error {
+// startProduct begins the product dst = C v (or C^T v) named name: it
+// checks that dst has nDst entries and v nV finite non-negative ones, and
+// zeroes dst for the product to accumulate into.
+func startProduct(name string, dst, v []float64, nDst, nV int) error {
 	if len(dst) != nDst || len(v) != nV {
 		return fmt.Errorf("%s: %d and %d entries, want %d and %d", name, len(dst), len(v), nDst, nV)
 	}
@@ -227,16 +227,16 @@ func checkVec(name string, dst, v []float64, nDst, nV int) error {
 			return fmt.Errorf("%s: input[%d] = %v: entries must be finite and >= 0", name, i, x)
 		}
 	}
+	clear(dst)
 	return nil
 }
 
 // Apply implements kernels.ChannelOp: dst = C v, summed directly.
 func (p *PlanarOp) Apply(dst, v []float64) error {
-	if err := checkVec("apply", dst, v, p.In.Len(), p.Out.Len()); err != nil {
+	if err := startProduct("apply", dst, v, p.In.Len(), p.Out.Len()); err != nil {
 		return err
 	}
 	Ci, Co, ni := p.In.Cols, p.Out.Cols, p.interiorCols
-	clear(dst)
 	// Report rows where v is zero add nothing (a column, C e_y, touches
 	// one).
 	used := make([]bool, p.Out.Rows)
@@ -276,11 +276,10 @@ func (p *PlanarOp) Apply(dst, v []float64) error {
 
 // ApplyT implements kernels.ChannelOp: dst = C^T u, summed directly.
 func (p *PlanarOp) ApplyT(dst, u []float64) error {
-	if err := checkVec("apply transpose", dst, u, p.Out.Len(), p.In.Len()); err != nil {
+	if err := startProduct("apply transpose", dst, u, p.Out.Len(), p.In.Len()); err != nil {
 		return err
 	}
 	Ci, Co, ni := p.In.Cols, p.Out.Cols, p.interiorCols
-	clear(dst)
 	for i := range p.In.Rows {
 		ur := u[i*Ci : (i+1)*Ci]
 		for j := range p.Out.Rows {

@@ -53,13 +53,11 @@ func RRProbabilities(k int, eps float64) (p, q float64) {
 
 // Channel implements Mechanism; out must equal in, prior is ignored.
 func (m RR) Channel(in, out kernels.Grid, _ []float64, eps float64) (*kernels.Channel, error) {
-	info := m.Info()
-	if err := checkParam(info, eps); err != nil {
-		return nil, err
-	}
-	if err := checkGrids(info, in, out); err != nil {
-		return nil, err
-	}
+	return checkedBuild(m, in, out, eps, rrChannel)
+}
+
+// rrChannel is the dense RR channel on in (= out) at eps.
+func rrChannel(in, out kernels.Grid, eps float64) (*kernels.Channel, error) {
 	ch, err := kernels.NewChannel(in, out)
 	if err != nil {
 		return nil, err
