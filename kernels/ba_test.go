@@ -43,16 +43,37 @@ func plainBA(g Grid, prior []float64, beta float64, iters int) (ch, c []float64)
 // fraction zero of exact zeros.
 func randPrior(rng *rand.Rand, m int, zero float64) []float64 {
 	p := make([]float64, m)
+	fillRandDist(rng, p, zero)
+	return p
+}
+
+// fillRandDist overwrites p with a random distribution (exponential
+// weights, normalised) in which about a fraction zero of the entries are
+// exact zeros; if all would be zero, one entry at random gets all the mass.
+func fillRandDist(rng *rand.Rand, p []float64, zero float64) {
 	s := 0.0
 	for i := range p {
+		p[i] = 0
 		if rng.Float64() >= zero {
 			p[i] = rng.ExpFloat64()
 		}
 		s += p[i]
 	}
 	if s == 0 {
-		p[rng.IntN(m)] = 1
+		p[rng.IntN(len(p))] = 1
 		s = 1
+	}
+	for i := range p {
+		p[i] /= s
+	}
+}
+
+// toDist divides p by its sum, in place, and returns it: the tests'
+// own normalisation, kept apart from the package's.
+func toDist(p []float64) []float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
 	}
 	for i := range p {
 		p[i] /= s

@@ -26,14 +26,7 @@ func plainIBU(ch *Channel, q, start []float64, iters int) []float64 {
 				next[x] += theta[x] * q[y] * ch.P[x*n+y] / den
 			}
 		}
-		s := 0.0
-		for _, v := range next {
-			s += v
-		}
-		for x := range next {
-			next[x] /= s
-		}
-		theta = next
+		theta = toDist(next)
 	}
 	return theta
 }
@@ -50,23 +43,8 @@ func uniform(m int) []float64 {
 // zeros in about that fraction of the entries (never a whole row).
 func randChannel(rng *rand.Rand, in, out Grid, zero float64) *Channel {
 	ch, _ := NewChannel(in, out)
-	n := out.Len()
 	for x := 0; x < in.Len(); x++ {
-		row := ch.Row(x)
-		s := 0.0
-		for y := range row {
-			if rng.Float64() >= zero {
-				row[y] = rng.ExpFloat64()
-			}
-			s += row[y]
-		}
-		if s == 0 {
-			row[rng.IntN(n)] = 1
-			s = 1
-		}
-		for y := range row {
-			row[y] /= s
-		}
+		fillRandDist(rng, ch.Row(x), zero)
 	}
 	return ch
 }
@@ -178,14 +156,10 @@ func TestIBURecoversPrior(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	g, _ := NewGrid(5, 5)
 	prior := make([]float64, g.Len())
-	s := 0.0
 	for i := range prior {
 		prior[i] = 0.2 + rng.Float64() // full support
-		s += prior[i]
 	}
-	for i := range prior {
-		prior[i] /= s
-	}
+	toDist(prior)
 	b, _ := BA(g, prior, BAConfig{Beta: 1.5, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 1.5)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap} {
@@ -283,14 +257,7 @@ func plainGIBU(batches []Batch, start []float64, iters int) []float64 {
 				}
 			}
 		}
-		s := 0.0
-		for _, v := range next {
-			s += v
-		}
-		for x := range next {
-			next[x] /= s
-		}
-		theta = next
+		theta = toDist(next)
 	}
 	return theta
 }
@@ -611,14 +578,7 @@ func logGIBUStep(batches []Batch, theta []float64) []float64 {
 			}
 		}
 	}
-	s := 0.0
-	for _, v := range next {
-		s += v
-	}
-	for x := range next {
-		next[x] /= s
-	}
-	return next
+	return toDist(next)
 }
 
 // TestIBUCarefulStep: when a reported output is nearly impossible under

@@ -13,15 +13,7 @@ import (
 // islandPrior is islandVec normalised: a distribution with a deserted
 // block.
 func islandPrior(rng *rand.Rand, R, C int) []float64 {
-	p := islandVec(rng, R, C)
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return toDist(islandVec(rng, R, C))
 }
 
 // closeVec reports the first entry where got and want differ by more than
