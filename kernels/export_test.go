@@ -15,3 +15,7 @@ func StartCPU() CPUTimer { return CPUTimer{startCPU()} }
 
 // Report adds the cpu-ns/op metric to b.
 func (c CPUTimer) Report(b *testing.B) { c.t.report(b) }
+
+// ReportDist exposes reportDist (the empirical distribution of reports)
+// to the external test package.
+var ReportDist = reportDist
