@@ -85,7 +85,11 @@ func relClose(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Abs(want)
 }
 
-func TestBAMatchesPlainParis(t *testing.T) {
+// forParisBetas calls check with the BA channel (10 iterations from
+// uniform) of the Paris grid g and its empirical prior at each of the
+// paper's betas 0.2, 1 and 5.
+func forParisBetas(t *testing.T, check func(beta float64, g Grid, prior []float64, b *BAChannel)) {
+	t.Helper()
 	g, counts := loadCity(t, "paris")
 	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
@@ -93,6 +97,12 @@ func TestBAMatchesPlainParis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		check(beta, g, prior, b)
+	}
+}
+
+func TestBAMatchesPlainParis(t *testing.T) {
+	forParisBetas(t, func(beta float64, g Grid, prior []float64, b *BAChannel) {
 		want, wantC := plainBA(g, prior, beta, 10)
 		got := b.Channel()
 		worst := 0.0
@@ -112,7 +122,7 @@ func TestBAMatchesPlainParis(t *testing.T) {
 		if b.Iterations != 10 {
 			t.Errorf("Iterations = %d, want 10", b.Iterations)
 		}
-	}
+	})
 }
 
 // TestBAMatchesPlainSmall runs the same comparison on small grids with

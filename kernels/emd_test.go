@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,20 +37,7 @@ func CheckEMDCertificate(a Grid, p []float64, b Grid, q []float64, r emd.Result)
 	for k, f := range r.Flows {
 		flows[k] = lptest.Flow{From: f.From, To: f.To, Mass: f.Mass}
 	}
-	sp, sq := 0.0, 0.0
-	for _, v := range p {
-		sp += v
-	}
-	for _, v := range q {
-		sq += v
-	}
-	pn, qn := make([]float64, len(p)), make([]float64, len(q))
-	for i, v := range p {
-		pn[i] = v / sp
-	}
-	for j, v := range q {
-		qn[j] = v / sq
-	}
+	pn, qn := toDist(slices.Clone(p)), toDist(slices.Clone(q))
 	return lptest.Certificate(pn, qn, func(i, j int) float64 { return Dist(a, i, b, j) }, r.Cost, flows, r.U, r.V, 1e-11)
 }
 
