@@ -98,21 +98,25 @@ func TestOpsMatchDense(t *testing.T) {
 		}
 		v := islandVec(rng, out.Rows, out.Cols)
 		u := islandPrior(rng, in.Rows, in.Cols)
-		got, want := make([]float64, in.Len()), make([]float64, in.Len())
-		if err := tc.op.Apply(got, v); err != nil {
-			t.Fatal(err)
-		}
-		tc.dense.Apply(want, v)
-		if i := closeVec(got, want, 1e-9); i >= 0 {
-			t.Errorf("%s: (C v)[%d] = %v, dense %v", tc.name, i, got[i], want[i])
-		}
-		gotT, wantT := make([]float64, out.Len()), make([]float64, out.Len())
-		if err := tc.op.ApplyT(gotT, u); err != nil {
-			t.Fatal(err)
-		}
-		tc.dense.ApplyT(wantT, u)
-		if i := closeVec(gotT, wantT, 1e-9); i >= 0 {
-			t.Errorf("%s: (C^T u)[%d] = %v, dense %v", tc.name, i, gotT[i], wantT[i])
+		for _, p := range []struct {
+			what         string
+			apply, dense func(dst, src []float64) error
+			src          []float64
+			n            int
+		}{
+			{"C v", tc.op.Apply, tc.dense.Apply, v, in.Len()},
+			{"C^T u", tc.op.ApplyT, tc.dense.ApplyT, u, out.Len()},
+		} {
+			got, want := make([]float64, p.n), make([]float64, p.n)
+			if err := p.apply(got, p.src); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.dense(want, p.src); err != nil {
+				t.Fatal(err)
+			}
+			if i := closeVec(got, want, 1e-9); i >= 0 {
+				t.Errorf("%s: (%s)[%d] = %v, dense %v", tc.name, p.what, i, got[i], want[i])
+			}
 		}
 		eps, err := tc.op.TightEpsilon()
 		if err != nil {
