@@ -365,24 +365,32 @@ func TestIBUWorkspaceAllocs(t *testing.T) {
 	q := randPrior(rng, g.Len(), 0.1)
 	var ws IBUWorkspace
 	dst := make([]float64, g.Len())
-	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-300, MaxIterations: 50}} {
+	ibu := func(cfg IBUConfig) func() error {
+		return func() error {
+			_, _, err := ws.IBU(dst, ch, q, nil, cfg)
+			return err
+		}
+	}
+	batches := []Batch{{ch, q}, {ch, q}}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"IBU 10 iterations", ibu(IBUConfig{Iterations: 10})},
+		{"IBU to delta 1e-300", ibu(IBUConfig{Delta: 1e-300, MaxIterations: 50})},
+		{"GIBU", func() error {
+			_, _, err := ws.GIBU(dst, batches, nil, IBUConfig{Iterations: 10})
+			return err
+		}},
+	} {
 		a := testing.AllocsPerRun(5, func() {
-			if _, _, err := ws.IBU(dst, ch, q, nil, cfg); err != nil {
+			if err := c.run(); err != nil {
 				t.Fatal(err)
 			}
 		})
 		if a != 0 {
-			t.Errorf("%+v: %v allocations per call with a warm workspace", cfg, a)
+			t.Errorf("%s: %v allocations per call with a warm workspace", c.name, a)
 		}
-	}
-	batches := []Batch{{ch, q}, {ch, q}}
-	a := testing.AllocsPerRun(5, func() {
-		if _, _, err := ws.GIBU(dst, batches, nil, IBUConfig{Iterations: 10}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if a != 0 {
-		t.Errorf("GIBU: %v allocations per call with a warm workspace", a)
 	}
 }
 
