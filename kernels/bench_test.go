@@ -105,22 +105,10 @@ func BenchmarkObfuscate(b *testing.B) {
 			if err != nil {
 				return err
 			}
-			reportDist(q, rep)
+			empiricalInto(q, rep)
 			return nil
 		}
 	})
-}
-
-// reportDist writes into q the empirical distribution of the report
-// counts rep.
-func reportDist(q []float64, rep []int) {
-	n := 0
-	for _, v := range rep {
-		n += v
-	}
-	for y, v := range rep {
-		q[y] = float64(v) / float64(n)
-	}
 }
 
 // BenchmarkTightEps: tight epsilon of the BA channel at beta = 1 by the

@@ -16,6 +16,9 @@ func StartCPU() CPUTimer { return CPUTimer{startCPU()} }
 // Report adds the cpu-ns/op metric to b.
 func (c CPUTimer) Report(b *testing.B) { c.t.report(b) }
 
-// ReportDist exposes reportDist (the empirical distribution of reports)
-// to the external test package.
-var ReportDist = reportDist
+// Empirical and EmpiricalInto expose cityPrior and empiricalInto (the
+// empirical distribution of counts) to the external test package.
+var (
+	Empirical     = cityPrior
+	EmpiricalInto = empiricalInto
+)

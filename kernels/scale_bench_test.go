@@ -79,7 +79,7 @@ func BenchmarkScale(b *testing.B) {
 				if err != nil {
 					return err
 				}
-				kernels.ReportDist(q, rep)
+				kernels.EmpiricalInto(q, rep)
 				return nil
 			}
 		})
@@ -162,13 +162,5 @@ func loadScaleCity(b *testing.B, side int) *scaleCity {
 	if err != nil {
 		b.Fatal(err)
 	}
-	n := 0
-	for _, k := range counts {
-		n += k
-	}
-	prior := make([]float64, len(counts))
-	for i, k := range counts {
-		prior[i] = float64(k) / float64(n)
-	}
-	return &scaleCity{g: g, counts: counts, prior: prior}
+	return &scaleCity{g: g, counts: counts, prior: kernels.Empirical(counts)}
 }
