@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -482,6 +483,27 @@ func TestIBUErrors(t *testing.T) {
 	}
 }
 
+// compareIBUOnBA compares the factorised IBU of b with dense IBU on its
+// materialised channel ch, from start on reports q, for 10 iterations and
+// to delta 1e-9 (at most maxIter iterations): estimates within tol, and
+// the same count of iterations for the fixed count.
+func compareIBUOnBA(t *testing.T, what string, b *BAChannel, ch *Channel, q, start []float64, maxIter int, tol float64) {
+	t.Helper()
+	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: maxIter}} {
+		want, wi, err := IBU(ch, q, start, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gi, err := b.IBU(q, start, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d > tol || (cfg.Iterations > 0 && gi != wi) {
+			t.Errorf("%s %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", what, cfg, d, gi, wi)
+		}
+	}
+}
+
 // TestIBUOnBA: the factorised IBU equals dense IBU on the materialised
 // channel, in both stopping modes, and falls back for log-domain channels.
 func TestIBUOnBA(t *testing.T) {
@@ -498,19 +520,7 @@ func TestIBUOnBA(t *testing.T) {
 			q, _ := Marginal(prior, ch)
 			q2 := randPrior(rng, g.Len(), 0.4)
 			for _, qq := range [][]float64{q, q2} {
-				for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 500}} {
-					want, wi, err := IBU(ch, qq, nil, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, gi, err := b.IBU(qq, nil, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := maxAbsDiff(got, want); d > 1e-12 || (cfg.Iterations > 0 && gi != wi) {
-						t.Errorf("%v beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", g, beta, cfg, d, gi, wi)
-					}
-				}
+				compareIBUOnBA(t, fmt.Sprintf("%v beta=%v", g, beta), b, ch, qq, nil, 500, 1e-12)
 			}
 		}
 	}

@@ -413,19 +413,7 @@ func TestIBUOnBALarge(t *testing.T) {
 		}
 		ch := b.Channel()
 		q, _ := Marginal(prior, ch)
-		for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 300}} {
-			want, wi, err := IBU(ch, q, prior, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gi, err := b.IBU(q, prior, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := maxAbsDiff(got, want); d > 1e-8 || (cfg.Iterations > 0 && gi != wi) {
-				t.Errorf("beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", beta, cfg, d, gi, wi)
-			}
-		}
+		compareIBUOnBA(t, fmt.Sprintf("beta=%v", beta), b, ch, q, prior, 300, 1e-8)
 		if beta < 25 {
 			var w IBUWorkspace
 			got := make([]float64, g.Len())
