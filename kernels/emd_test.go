@@ -343,19 +343,7 @@ func TestEMDSharedData(t *testing.T) {
 // cancelled here, 2004 x 2092 arcs in a matrix) to 1e-9 relative, and the
 // certificate checks out on every pair of cells.
 func TestEMDHotspots(t *testing.T) {
-	g, prior := loadHotspots(t, 64)
-	ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := Marginal(prior, ba.Channel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	est, _, err := ba.IBU(q, nil, IBUConfig{Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, prior, est := hotspotWorkload(t, 64)
 	r, err := EMDCertificate(g, prior, g, est)
 	if err != nil {
 		t.Fatal(err)
