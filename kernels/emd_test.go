@@ -223,13 +223,7 @@ func TestEMDNearlyEqual(t *testing.T) {
 		q[i] -= delta * p[i] / (p[i] + delta) // keep q >= 0
 		moved := p[i] - q[i]
 		q[j] += moved
-		s := 0.0
-		for _, v := range q {
-			s += v
-		}
-		for k := range q {
-			q[k] /= s
-		}
+		toDist(q)
 		got, err := EMD(g, p, g, q)
 		if err != nil {
 			t.Fatalf("delta %g: %v", delta, err)
