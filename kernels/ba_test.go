@@ -43,16 +43,37 @@ func plainBA(g Grid, prior []float64, beta float64, iters int) (ch, c []float64)
 // fraction zero of exact zeros.
 func randPrior(rng *rand.Rand, m int, zero float64) []float64 {
 	p := make([]float64, m)
+	fillRandDist(rng, p, zero)
+	return p
+}
+
+// fillRandDist overwrites p with a random distribution (exponential
+// weights, normalised) in which about a fraction zero of the entries are
+// exact zeros; if all would be zero, one entry at random gets all the mass.
+func fillRandDist(rng *rand.Rand, p []float64, zero float64) {
 	s := 0.0
 	for i := range p {
+		p[i] = 0
 		if rng.Float64() >= zero {
 			p[i] = rng.ExpFloat64()
 		}
 		s += p[i]
 	}
 	if s == 0 {
-		p[rng.IntN(m)] = 1
+		p[rng.IntN(len(p))] = 1
 		s = 1
+	}
+	for i := range p {
+		p[i] /= s
+	}
+}
+
+// toDist divides p by its sum, in place, and returns it: the tests'
+// own normalisation, kept apart from the package's.
+func toDist(p []float64) []float64 {
+	s := 0.0
+	for _, v := range p {
+		s += v
 	}
 	for i := range p {
 		p[i] /= s
@@ -64,7 +85,11 @@ func relClose(got, want, tol float64) bool {
 	return math.Abs(got-want) <= tol*math.Abs(want)
 }
 
-func TestBAMatchesPlainParis(t *testing.T) {
+// forParisBetas calls check with the BA channel (10 iterations from
+// uniform) of the Paris grid g and its empirical prior at each of the
+// paper's betas 0.2, 1 and 5.
+func forParisBetas(t *testing.T, check func(beta float64, g Grid, prior []float64, b *BAChannel)) {
+	t.Helper()
 	g, counts := loadCity(t, "paris")
 	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
@@ -72,6 +97,12 @@ func TestBAMatchesPlainParis(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		check(beta, g, prior, b)
+	}
+}
+
+func TestBAMatchesPlainParis(t *testing.T) {
+	forParisBetas(t, func(beta float64, g Grid, prior []float64, b *BAChannel) {
 		want, wantC := plainBA(g, prior, beta, 10)
 		got := b.Channel()
 		worst := 0.0
@@ -91,7 +122,7 @@ func TestBAMatchesPlainParis(t *testing.T) {
 		if b.Iterations != 10 {
 			t.Errorf("Iterations = %d, want 10", b.Iterations)
 		}
-	}
+	})
 }
 
 // TestBAMatchesPlainSmall runs the same comparison on small grids with

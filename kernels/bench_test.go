@@ -36,21 +36,32 @@ func loadBenchCity(b *testing.B, city string) benchCity {
 	return benchCity{g: g, counts: counts, prior: prior, ba: ba, ch: ch, q: q}
 }
 
-// BenchmarkBA10: 10 BA iterations from the uniform channel at beta = 1,
-// including the kernel table (the peer computes exp(-D) inside too).
-func BenchmarkBA10(b *testing.B) {
+// benchEachCity runs a benchmark per city; setup prepares the operation
+// from the city's data outside the timed loop, and the loop times op alone.
+func benchEachCity(b *testing.B, setup func(c benchCity) (op func() error)) {
 	for _, city := range benchCities {
 		b.Run(city, func(b *testing.B) {
-			c := loadBenchCity(b, city)
+			op := setup(loadBenchCity(b, city))
 			b.ReportAllocs()
 			defer startCPU().report(b)
 			for b.Loop() {
-				if _, err := BA(c.g, c.prior, BAConfig{Beta: 1, Iterations: 10}); err != nil {
+				if err := op(); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// BenchmarkBA10: 10 BA iterations from the uniform channel at beta = 1,
+// including the kernel table (the peer computes exp(-D) inside too).
+func BenchmarkBA10(b *testing.B) {
+	benchEachCity(b, func(c benchCity) func() error {
+		return func() error {
+			_, err := BA(c.g, c.prior, BAConfig{Beta: 1, Iterations: 10})
+			return err
+		}
+	})
 }
 
 // BenchmarkIBU10Dense: 10 IBU iterations from uniform on the materialised
@@ -76,60 +87,37 @@ func BenchmarkIBU10(b *testing.B) {
 
 // benchIBU10 runs one IBU path per city with a reused workspace.
 func benchIBU10(b *testing.B, run func(ws *IBUWorkspace, dst []float64, c benchCity) error) {
-	for _, city := range benchCities {
-		b.Run(city, func(b *testing.B) {
-			c := loadBenchCity(b, city)
-			var ws IBUWorkspace
-			dst := make([]float64, c.g.Len())
-			b.ReportAllocs()
-			defer startCPU().report(b)
-			for b.Loop() {
-				if err := run(&ws, dst, c); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
+	benchEachCity(b, func(c benchCity) func() error {
+		var ws IBUWorkspace
+		dst := make([]float64, c.g.Len())
+		return func() error { return run(&ws, dst, c) }
+	})
 }
 
 // BenchmarkObfuscate: all N check-ins through the BA channel, then the
 // empirical report distribution.
 func BenchmarkObfuscate(b *testing.B) {
-	for _, city := range benchCities {
-		b.Run(city, func(b *testing.B) {
-			c := loadBenchCity(b, city)
-			rng := rand.New(rand.NewPCG(1, 2))
-			q := make([]float64, c.g.Len())
-			b.ReportAllocs()
-			defer startCPU().report(b)
-			for b.Loop() {
-				rep, err := Obfuscate(rng, c.counts, c.ch)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n := 0
-				for _, v := range rep {
-					n += v
-				}
-				for y, v := range rep {
-					q[y] = float64(v) / float64(n)
-				}
+	benchEachCity(b, func(c benchCity) func() error {
+		rng := rand.New(rand.NewPCG(1, 2))
+		q := make([]float64, c.g.Len())
+		return func() error {
+			rep, err := Obfuscate(rng, c.counts, c.ch)
+			if err != nil {
+				return err
 			}
-		})
-	}
+			empiricalInto(q, rep)
+			return nil
+		}
+	})
 }
 
 // BenchmarkTightEps: tight epsilon of the BA channel at beta = 1 by the
 // O(m^2) form.
 func BenchmarkTightEps(b *testing.B) {
-	for _, city := range benchCities {
-		b.Run(city, func(b *testing.B) {
-			c := loadBenchCity(b, city)
-			b.ReportAllocs()
-			defer startCPU().report(b)
-			for b.Loop() {
-				_ = c.ba.TightEps()
-			}
-		})
-	}
+	benchEachCity(b, func(c benchCity) func() error {
+		return func() error {
+			_ = c.ba.TightEps()
+			return nil
+		}
+	})
 }

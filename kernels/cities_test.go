@@ -29,15 +29,21 @@ func loadCity(tb testing.TB, city string) (Grid, []int) {
 
 // cityPrior converts counts to the empirical distribution.
 func cityPrior(counts []int) []float64 {
+	p := make([]float64, len(counts))
+	empiricalInto(p, counts)
+	return p
+}
+
+// empiricalInto writes into dst (of len(counts) entries) the empirical
+// distribution of counts.
+func empiricalInto(dst []float64, counts []int) {
 	n := 0
 	for _, v := range counts {
 		n += v
 	}
-	p := make([]float64, len(counts))
 	for i, v := range counts {
-		p[i] = float64(v) / float64(n)
+		dst[i] = float64(v) / float64(n)
 	}
-	return p
 }
 
 // TestLoadCity: the cities' domains and check-in totals are the paper's

@@ -41,19 +41,7 @@ func BenchmarkEMD(b *testing.B) {
 func BenchmarkEMDHotspots(b *testing.B) {
 	for _, side := range []int{32, 64, 100, 128} {
 		b.Run(strconv.Itoa(side), func(b *testing.B) {
-			g, prior := loadHotspots(b, side)
-			ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
-			if err != nil {
-				b.Fatal(err)
-			}
-			q, err := Marginal(prior, ba.Channel())
-			if err != nil {
-				b.Fatal(err)
-			}
-			est, _, err := ba.IBU(q, nil, IBUConfig{Iterations: 10})
-			if err != nil {
-				b.Fatal(err)
-			}
+			g, prior, est := hotspotWorkload(b, side)
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := EMD(g, prior, g, est); err != nil {
@@ -62,6 +50,27 @@ func BenchmarkEMDHotspots(b *testing.B) {
 			}
 		})
 	}
+}
+
+// hotspotWorkload is the peer's EMD step on the side x side hotspot grid
+// g: the empirical prior and the IBU estimate (10 iterations from uniform)
+// from q = prior C, C the BA channel at beta = 1 (10 iterations).
+func hotspotWorkload(tb testing.TB, side int) (g Grid, prior, est []float64) {
+	tb.Helper()
+	g, prior = loadHotspots(tb, side)
+	ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	q, err := Marginal(prior, ba.Channel())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	est, _, err = ba.IBU(q, nil, IBUConfig{Iterations: 10})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return g, prior, est
 }
 
 // loadHotspots reads ../shared/datasets/synthetic/hotspots-<side>.csv (a

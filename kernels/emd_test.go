@@ -3,6 +3,7 @@ package kernels
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -36,20 +37,7 @@ func CheckEMDCertificate(a Grid, p []float64, b Grid, q []float64, r emd.Result)
 	for k, f := range r.Flows {
 		flows[k] = lptest.Flow{From: f.From, To: f.To, Mass: f.Mass}
 	}
-	sp, sq := 0.0, 0.0
-	for _, v := range p {
-		sp += v
-	}
-	for _, v := range q {
-		sq += v
-	}
-	pn, qn := make([]float64, len(p)), make([]float64, len(q))
-	for i, v := range p {
-		pn[i] = v / sp
-	}
-	for j, v := range q {
-		qn[j] = v / sq
-	}
+	pn, qn := toDist(slices.Clone(p)), toDist(slices.Clone(q))
 	return lptest.Certificate(pn, qn, func(i, j int) float64 { return Dist(a, i, b, j) }, r.Cost, flows, r.U, r.V, 1e-11)
 }
 
@@ -235,13 +223,7 @@ func TestEMDNearlyEqual(t *testing.T) {
 		q[i] -= delta * p[i] / (p[i] + delta) // keep q >= 0
 		moved := p[i] - q[i]
 		q[j] += moved
-		s := 0.0
-		for _, v := range q {
-			s += v
-		}
-		for k := range q {
-			q[k] /= s
-		}
+		toDist(q)
 		got, err := EMD(g, p, g, q)
 		if err != nil {
 			t.Fatalf("delta %g: %v", delta, err)
@@ -355,19 +337,7 @@ func TestEMDSharedData(t *testing.T) {
 // cancelled here, 2004 x 2092 arcs in a matrix) to 1e-9 relative, and the
 // certificate checks out on every pair of cells.
 func TestEMDHotspots(t *testing.T) {
-	g, prior := loadHotspots(t, 64)
-	ba, err := BA(g, prior, BAConfig{Beta: 1, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
-	q, err := Marginal(prior, ba.Channel())
-	if err != nil {
-		t.Fatal(err)
-	}
-	est, _, err := ba.IBU(q, nil, IBUConfig{Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, prior, est := hotspotWorkload(t, 64)
 	r, err := EMDCertificate(g, prior, g, est)
 	if err != nil {
 		t.Fatal(err)

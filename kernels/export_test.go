@@ -15,3 +15,10 @@ func StartCPU() CPUTimer { return CPUTimer{startCPU()} }
 
 // Report adds the cpu-ns/op metric to b.
 func (c CPUTimer) Report(b *testing.B) { c.t.report(b) }
+
+// Empirical and EmpiricalInto expose cityPrior and empiricalInto (the
+// empirical distribution of counts) to the external test package.
+var (
+	Empirical     = cityPrior
+	EmpiricalInto = empiricalInto
+)

@@ -22,13 +22,7 @@ func TestTrustedMatchChecked(t *testing.T) {
 	for i := range prior {
 		prior[i] = rng.Float64()
 	}
-	s := 0.0
-	for _, v := range prior {
-		s += v
-	}
-	for i := range prior {
-		prior[i] /= s
-	}
+	toDist(prior)
 	lap, err := Laplace(g, g.Widen(1), 1.5)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -26,14 +27,7 @@ func plainIBU(ch *Channel, q, start []float64, iters int) []float64 {
 				next[x] += theta[x] * q[y] * ch.P[x*n+y] / den
 			}
 		}
-		s := 0.0
-		for _, v := range next {
-			s += v
-		}
-		for x := range next {
-			next[x] /= s
-		}
-		theta = next
+		theta = toDist(next)
 	}
 	return theta
 }
@@ -50,23 +44,8 @@ func uniform(m int) []float64 {
 // zeros in about that fraction of the entries (never a whole row).
 func randChannel(rng *rand.Rand, in, out Grid, zero float64) *Channel {
 	ch, _ := NewChannel(in, out)
-	n := out.Len()
 	for x := 0; x < in.Len(); x++ {
-		row := ch.Row(x)
-		s := 0.0
-		for y := range row {
-			if rng.Float64() >= zero {
-				row[y] = rng.ExpFloat64()
-			}
-			s += row[y]
-		}
-		if s == 0 {
-			row[rng.IntN(n)] = 1
-			s = 1
-		}
-		for y := range row {
-			row[y] /= s
-		}
+		fillRandDist(rng, ch.Row(x), zero)
 	}
 	return ch
 }
@@ -178,14 +157,10 @@ func TestIBURecoversPrior(t *testing.T) {
 	rng := rand.New(rand.NewPCG(25, 26))
 	g, _ := NewGrid(5, 5)
 	prior := make([]float64, g.Len())
-	s := 0.0
 	for i := range prior {
 		prior[i] = 0.2 + rng.Float64() // full support
-		s += prior[i]
 	}
-	for i := range prior {
-		prior[i] /= s
-	}
+	toDist(prior)
 	b, _ := BA(g, prior, BAConfig{Beta: 1.5, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 1.5)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap} {
@@ -283,14 +258,7 @@ func plainGIBU(batches []Batch, start []float64, iters int) []float64 {
 				}
 			}
 		}
-		s := 0.0
-		for _, v := range next {
-			s += v
-		}
-		for x := range next {
-			next[x] /= s
-		}
-		theta = next
+		theta = toDist(next)
 	}
 	return theta
 }
@@ -398,24 +366,32 @@ func TestIBUWorkspaceAllocs(t *testing.T) {
 	q := randPrior(rng, g.Len(), 0.1)
 	var ws IBUWorkspace
 	dst := make([]float64, g.Len())
-	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-300, MaxIterations: 50}} {
+	ibu := func(cfg IBUConfig) func() error {
+		return func() error {
+			_, _, err := ws.IBU(dst, ch, q, nil, cfg)
+			return err
+		}
+	}
+	batches := []Batch{{ch, q}, {ch, q}}
+	for _, c := range []struct {
+		name string
+		run  func() error
+	}{
+		{"IBU 10 iterations", ibu(IBUConfig{Iterations: 10})},
+		{"IBU to delta 1e-300", ibu(IBUConfig{Delta: 1e-300, MaxIterations: 50})},
+		{"GIBU", func() error {
+			_, _, err := ws.GIBU(dst, batches, nil, IBUConfig{Iterations: 10})
+			return err
+		}},
+	} {
 		a := testing.AllocsPerRun(5, func() {
-			if _, _, err := ws.IBU(dst, ch, q, nil, cfg); err != nil {
+			if err := c.run(); err != nil {
 				t.Fatal(err)
 			}
 		})
 		if a != 0 {
-			t.Errorf("%+v: %v allocations per call with a warm workspace", cfg, a)
+			t.Errorf("%s: %v allocations per call with a warm workspace", c.name, a)
 		}
-	}
-	batches := []Batch{{ch, q}, {ch, q}}
-	a := testing.AllocsPerRun(5, func() {
-		if _, _, err := ws.GIBU(dst, batches, nil, IBUConfig{Iterations: 10}); err != nil {
-			t.Fatal(err)
-		}
-	})
-	if a != 0 {
-		t.Errorf("GIBU: %v allocations per call with a warm workspace", a)
 	}
 }
 
@@ -507,6 +483,27 @@ func TestIBUErrors(t *testing.T) {
 	}
 }
 
+// compareIBUOnBA compares the factorised IBU of b with dense IBU on its
+// materialised channel ch, from start on reports q, for 10 iterations and
+// to delta 1e-9 (at most maxIter iterations): estimates within tol, and
+// the same count of iterations for the fixed count.
+func compareIBUOnBA(t *testing.T, what string, b *BAChannel, ch *Channel, q, start []float64, maxIter int, tol float64) {
+	t.Helper()
+	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: maxIter}} {
+		want, wi, err := IBU(ch, q, start, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gi, err := b.IBU(q, start, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d > tol || (cfg.Iterations > 0 && gi != wi) {
+			t.Errorf("%s %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", what, cfg, d, gi, wi)
+		}
+	}
+}
+
 // TestIBUOnBA: the factorised IBU equals dense IBU on the materialised
 // channel, in both stopping modes, and falls back for log-domain channels.
 func TestIBUOnBA(t *testing.T) {
@@ -523,19 +520,7 @@ func TestIBUOnBA(t *testing.T) {
 			q, _ := Marginal(prior, ch)
 			q2 := randPrior(rng, g.Len(), 0.4)
 			for _, qq := range [][]float64{q, q2} {
-				for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 500}} {
-					want, wi, err := IBU(ch, qq, nil, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, gi, err := b.IBU(qq, nil, cfg)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if d := maxAbsDiff(got, want); d > 1e-12 || (cfg.Iterations > 0 && gi != wi) {
-						t.Errorf("%v beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", g, beta, cfg, d, gi, wi)
-					}
-				}
+				compareIBUOnBA(t, fmt.Sprintf("%v beta=%v", g, beta), b, ch, qq, nil, 500, 1e-12)
 			}
 		}
 	}
@@ -611,14 +596,7 @@ func logGIBUStep(batches []Batch, theta []float64) []float64 {
 			}
 		}
 	}
-	s := 0.0
-	for _, v := range next {
-		s += v
-	}
-	for x := range next {
-		next[x] /= s
-	}
-	return next
+	return toDist(next)
 }
 
 // TestIBUCarefulStep: when a reported output is nearly impossible under

@@ -9,19 +9,14 @@ import (
 // mapPrior is a random prior with a deserted block and some ties.
 func mapPrior(rng *rand.Rand, g Grid) []float64 {
 	p := make([]float64, g.Len())
-	s := 0.0
 	for i := range p {
 		r, c := g.Cell(i)
 		if r < g.Rows/3 && c < g.Cols/2 {
 			continue
 		}
 		p[i] = float64(1 + rng.IntN(20)) // small integers: ties
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return toDist(p)
 }
 
 // MAPGuessOp's guesses are maximum a posteriori on the materialised

@@ -13,15 +13,7 @@ import (
 // islandPrior is islandVec normalised: a distribution with a deserted
 // block.
 func islandPrior(rng *rand.Rand, R, C int) []float64 {
-	p := islandVec(rng, R, C)
-	s := 0.0
-	for _, v := range p {
-		s += v
-	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return toDist(islandVec(rng, R, C))
 }
 
 // closeVec reports the first entry where got and want differ by more than
@@ -106,21 +98,25 @@ func TestOpsMatchDense(t *testing.T) {
 		}
 		v := islandVec(rng, out.Rows, out.Cols)
 		u := islandPrior(rng, in.Rows, in.Cols)
-		got, want := make([]float64, in.Len()), make([]float64, in.Len())
-		if err := tc.op.Apply(got, v); err != nil {
-			t.Fatal(err)
-		}
-		tc.dense.Apply(want, v)
-		if i := closeVec(got, want, 1e-9); i >= 0 {
-			t.Errorf("%s: (C v)[%d] = %v, dense %v", tc.name, i, got[i], want[i])
-		}
-		gotT, wantT := make([]float64, out.Len()), make([]float64, out.Len())
-		if err := tc.op.ApplyT(gotT, u); err != nil {
-			t.Fatal(err)
-		}
-		tc.dense.ApplyT(wantT, u)
-		if i := closeVec(gotT, wantT, 1e-9); i >= 0 {
-			t.Errorf("%s: (C^T u)[%d] = %v, dense %v", tc.name, i, gotT[i], wantT[i])
+		for _, p := range []struct {
+			what         string
+			apply, dense func(dst, src []float64) error
+			src          []float64
+			n            int
+		}{
+			{"C v", tc.op.Apply, tc.dense.Apply, v, in.Len()},
+			{"C^T u", tc.op.ApplyT, tc.dense.ApplyT, u, out.Len()},
+		} {
+			got, want := make([]float64, p.n), make([]float64, p.n)
+			if err := p.apply(got, p.src); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.dense(want, p.src); err != nil {
+				t.Fatal(err)
+			}
+			if i := closeVec(got, want, 1e-9); i >= 0 {
+				t.Errorf("%s: (%s)[%d] = %v, dense %v", tc.name, p.what, i, got[i], want[i])
+			}
 		}
 		eps, err := tc.op.TightEpsilon()
 		if err != nil {
@@ -417,19 +413,7 @@ func TestIBUOnBALarge(t *testing.T) {
 		}
 		ch := b.Channel()
 		q, _ := Marginal(prior, ch)
-		for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: 300}} {
-			want, wi, err := IBU(ch, q, prior, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, gi, err := b.IBU(q, prior, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if d := maxAbsDiff(got, want); d > 1e-8 || (cfg.Iterations > 0 && gi != wi) {
-				t.Errorf("beta=%v %+v: factorised and dense IBU differ by %.3g (%d vs %d iterations)", beta, cfg, d, gi, wi)
-			}
-		}
+		compareIBUOnBA(t, fmt.Sprintf("beta=%v", beta), b, ch, q, prior, 300, 1e-8)
 		if beta < 25 {
 			var w IBUWorkspace
 			got := make([]float64, g.Len())

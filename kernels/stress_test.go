@@ -193,7 +193,7 @@ func stressCase(t *testing.T, g kernels.Grid, prior []float64, point int, beta f
 			t.Fatalf("obfuscate: %v", err)
 		}
 		stCounts(t, reports, counts, m)
-		qs := stNormalise(reports)
+		qs := kernels.Empirical(reports)
 		est2, _, err := kernels.IBU(ch, qs, est, kernels.IBUConfig{Delta: 1e-10, MaxIterations: 20})
 		if err != nil {
 			t.Fatalf("IBU on sampled reports: %v", err)
@@ -285,18 +285,6 @@ func stCounts(t *testing.T, reports, counts []int, n int) {
 	if got != want {
 		t.Fatalf("%d reports from %d check-ins", got, want)
 	}
-}
-
-func stNormalise(c []int) []float64 {
-	tot := 0
-	for _, v := range c {
-		tot += v
-	}
-	q := make([]float64, len(c))
-	for i, v := range c {
-		q[i] = float64(v) / float64(tot)
-	}
-	return q
 }
 
 func stFloats(c []int) []float64 {

@@ -12,7 +12,6 @@ import (
 // fifth of the cells empty) and a few heavy cells, like the island priors.
 func svPrior(rng *rand.Rand, R, C int) []float64 {
 	p := make([]float64, R*C)
-	s := 0.0
 	for i := range p {
 		r, c := i/C, i%C
 		if r < R/3 && c < C/2 {
@@ -22,12 +21,8 @@ func svPrior(rng *rand.Rand, R, C int) []float64 {
 		if rng.IntN(10) == 0 {
 			p[i] *= 20
 		}
-		s += p[i]
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return toDist(p)
 }
 
 // The certified bracket holds the smallest singular value of the dense SVD

@@ -95,13 +95,7 @@ func TestTightEpsBruteForceVsDefinition(t *testing.T) {
 // TestBATightEpsParis: fast form vs brute force on the empirical Paris
 // prior at the paper's betas.
 func TestBATightEpsParis(t *testing.T) {
-	g, counts := loadCity(t, "paris")
-	prior := cityPrior(counts)
-	for _, beta := range []float64{0.2, 1, 5} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+	forParisBetas(t, func(beta float64, _ Grid, _ []float64, b *BAChannel) {
 		brute, err := TightEps(b.Channel())
 		if err != nil {
 			t.Fatal(err)
@@ -109,7 +103,7 @@ func TestBATightEpsParis(t *testing.T) {
 		if fast := b.TightEps(); math.Abs(fast-brute) > 1e-9*brute || fast > 2*beta+1e-9 {
 			t.Errorf("beta=%v: fast %v, brute force %v (bound %v)", beta, fast, brute, 2*beta)
 		}
-	}
+	})
 }
 
 // TestLogSubnormal: the package's log is right for subnormal inputs,

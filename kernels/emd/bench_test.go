@@ -21,7 +21,14 @@ func benchCase(r, c int) (x, y, p, q []float64) {
 		}
 	}
 	normalise(p)
-	q = make([]float64, k)
+	return x, y, p, blurred(x, y, p)
+}
+
+// blurred is p spread over the points (x, y) by the kernel exp(-d), each
+// row normalised, as a BA channel at beta = 1 would spread it; the result
+// is normalised to a distribution.
+func blurred(x, y, p []float64) []float64 {
+	q := make([]float64, len(p))
 	for i := range q {
 		z := 0.0
 		for j := range q {
@@ -32,7 +39,7 @@ func benchCase(r, c int) (x, y, p, q []float64) {
 		q[i] /= z
 	}
 	normalise(q)
-	return x, y, p, q
+	return q
 }
 
 // BenchmarkSolvePoints: the Paris-sized (11 x 15) and SF-sized (16 x 24)

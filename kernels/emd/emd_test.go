@@ -169,24 +169,7 @@ func TestAssignmentBruteForce(t *testing.T) {
 		for i := range ones {
 			ones[i] = 1
 		}
-		best := math.Inf(1)
-		perm := make([]int, n)
-		for i := range perm {
-			perm[i] = i
-		}
-		var rec func(k int, acc float64)
-		rec = func(k int, acc float64) {
-			if k == n {
-				best = min(best, acc)
-				return
-			}
-			for i := k; i < n; i++ {
-				perm[k], perm[i] = perm[i], perm[k]
-				rec(k+1, acc+cost[k*n+perm[k]])
-				perm[k], perm[i] = perm[i], perm[k]
-			}
-		}
-		rec(0, 0)
+		best := bestAssignment(cost, n)
 		got, err := SolveMatrix(ones, ones, cost)
 		if err != nil {
 			t.Fatalf("trial %d: %v", trial, err)

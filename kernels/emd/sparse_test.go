@@ -33,18 +33,7 @@ func hotspots(rng *rand.Rand, r, c int) (x, y, p, q []float64) {
 		p[0] = 1
 	}
 	normalise(p)
-	q = make([]float64, k)
-	for i := range q {
-		z := 0.0
-		for j := range q {
-			w := math.Exp(-math.Hypot(x[i]-x[j], y[i]-y[j]))
-			q[i] += w * p[j]
-			z += w
-		}
-		q[i] /= z
-	}
-	normalise(q)
-	return x, y, p, q
+	return x, y, p, blurred(x, y, p)
 }
 
 // TestSparseMatchesDense: the sparse solver agrees with the dense one to
@@ -287,10 +276,12 @@ func TestSparseDeterministic(t *testing.T) {
 	}
 }
 
-// randomSparse sets up s for n supplies and m demands at random points in
-// the unit square (distances all distinct) with random masses of equal
-// totals.
-func randomSparse(rng *rand.Rand, s *Solver, n, m int) {
+// randomSparse sets up a solver for n supplies and m demands, each drawn
+// from 1 to most, at random points in the unit square (distances all
+// distinct) with random masses of equal totals.
+func randomSparse(rng *rand.Rand, most int) (s *Solver, n, m int) {
+	n, m = 1+rng.IntN(most), 1+rng.IntN(most)
+	s = new(Solver)
 	s.sup, s.dem = randDist(rng, n, false, false), randDist(rng, m, false, false)
 	s.sx, s.sy = randPoints(rng, n, false)
 	s.dx, s.dy = randPoints(rng, m, false)
@@ -298,6 +289,7 @@ func randomSparse(rng *rand.Rand, s *Solver, n, m int) {
 	sp.sx, sp.sy, sp.dx, sp.dy = s.sx, s.sy, s.dx, s.dy
 	maxc, _ := s.diameter()
 	s.net.reset(n, m, maxc)
+	return s, n, m
 }
 
 // nearestK returns the indices of the k points of (x, y) nearest to
@@ -330,9 +322,7 @@ func cmpFloat(a, b float64) int {
 func TestSparseInitial(t *testing.T) {
 	rng := rand.New(rand.NewPCG(67, 68))
 	for trial := range 60 {
-		n, m := 1+rng.IntN(30), 1+rng.IntN(30)
-		var s Solver
-		randomSparse(rng, &s, n, m)
+		s, n, m := randomSparse(rng, 30)
 		lattice := trial%3 == 0 // equal costs: rows ordered by demand
 		if lattice {
 			s.sx, s.sy = randPoints(rng, n, true)
@@ -431,9 +421,7 @@ func checkForestPlan(t *testing.T, edges []edge, sup, dem []float64, ok func(i, 
 func TestSparseGreedyMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(69, 70))
 	for trial := range 60 {
-		n, m := 1+rng.IntN(25), 1+rng.IntN(25)
-		var s Solver
-		randomSparse(rng, &s, n, m)
+		s, n, m := randomSparse(rng, 25)
 		// Unequal totals: the greedy stops when one side has no mass
 		// left, several nodes of the other side keeping theirs.
 		for j := range s.dem {
@@ -482,9 +470,7 @@ func TestSparseGreedyMatchesDense(t *testing.T) {
 func TestSparseSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(71, 72))
 	for trial := range 40 {
-		n, m := 1+rng.IntN(20), 1+rng.IntN(20)
-		var s Solver
-		randomSparse(rng, &s, n, m)
+		s, n, m := randomSparse(rng, 20)
 		sp := &s.sparse
 		sp.stree.build(s.sx, s.sy, nil)
 		sp.dtree.build(s.dx, s.dy, nil)
