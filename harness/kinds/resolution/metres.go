@@ -366,13 +366,9 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 				XLabel: "beta per km (BA's loss parameter / cell side)", YLabel: "mean EMD to the prior (m)", LogY: true, Points: true}})
 		}
 	}
-	if len(panels) > 0 {
-		fig, err := plots.LinePanels("BA vs LAP (LAP at BA's tight epsilon) at both resolutions, in metres", panels, 0)
-		if err := figs.Add("ba-vs-lap-metres", fig, err); err != nil {
-			skipped = append(skipped, harness.Skip{Figure: "ba-vs-lap-metres", Reason: err.Error()})
-		}
-	} else {
-		skipped = append(skipped, harness.Skip{Figure: "ba-vs-lap-metres", Reason: "no ba_vs_lap pair has results"})
+	if skip := addPanels(&figs, "ba-vs-lap-metres", "BA vs LAP (LAP at BA's tight epsilon) at both resolutions, in metres", panels, 0,
+		"no ba_vs_lap pair has results"); skip != nil {
+		skipped = append(skipped, *skip)
 	}
 	panels = nil
 	for _, d := range m.privic {
@@ -386,15 +382,26 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 				Opt: plots.LineOptions{XLabel: "cycle", YLabel: "mean EMD to the prior (m)", YFromZero: true, Points: true}})
 		}
 	}
-	if len(panels) > 0 {
-		fig, err := plots.LinePanels("PRIVIC's EMD per cycle at both resolutions, in metres", panels, 2)
-		if err := figs.Add("privic-metres", fig, err); err != nil {
-			skipped = append(skipped, harness.Skip{Figure: "privic-metres", Reason: err.Error()})
-		}
-	} else {
-		skipped = append(skipped, harness.Skip{Figure: "privic-metres", Reason: "no privic pair has results on the paper's grid"})
+	if skip := addPanels(&figs, "privic-metres", "PRIVIC's EMD per cycle at both resolutions, in metres", panels, 2,
+		"no privic pair has results on the paper's grid"); skip != nil {
+		skipped = append(skipped, *skip)
 	}
 	return figs, skipped
+}
+
+// addPanels draws panels in cols columns (0: the plots package's choice)
+// as the figure base, titled title, and adds it to figs. When there is no
+// panel, or the figure cannot be drawn, it adds nothing and returns the
+// skip that says why (none: the reason for no panel).
+func addPanels(figs *harness.Figures, base, title string, panels []plots.Panel, cols int, none string) *harness.Skip {
+	if len(panels) == 0 {
+		return &harness.Skip{Figure: base, Reason: none}
+	}
+	fig, err := plots.LinePanels(title, panels, cols)
+	if err := figs.Add(base, fig, err); err != nil {
+		return &harness.Skip{Figure: base, Reason: err.Error()}
+	}
+	return nil
 }
 
 // matchSeries finds the fine grid's series of the same beta per km as the
