@@ -34,17 +34,7 @@ func Hotspots(side int) (*Dataset, error) {
 	}
 	rng := rand.New(rand.NewPCG(uint64(20261126+side), 0))
 	m := g.Len()
-	p := make([]float64, m)
-	for range 8 {
-		cr := rng.Float64() * float64(side)
-		cc := rng.Float64() * float64(side)
-		s := float64(side) / 10 * (0.5 + rng.Float64())
-		w := rng.ExpFloat64()
-		for i := range p {
-			dr, dc := float64(i/side)-cr, float64(i%side)-cc
-			p[i] += w * math.Exp(-(dr*dr+dc*dc)/(2*s*s))
-		}
-	}
+	p := hotspotMixture(side, rng)
 	sum := 0.0
 	for _, v := range p {
 		sum += v
@@ -68,6 +58,25 @@ func Hotspots(side int) (*Dataset, error) {
 		N:      HotspotN,
 		Source: fmt.Sprintf("synthetic hotspot city %v, n = %d (Go generator, seed %d)", g, HotspotN, 20261126+side),
 	}, nil
+}
+
+// hotspotMixture draws the eight Gaussian hotspots of a side x side city
+// from rng (centre, spread between a twentieth and three twentieths of
+// the side, exponential weight) and returns their unnormalised mixture
+// density at every cell, row-major.
+func hotspotMixture(side int, rng *rand.Rand) []float64 {
+	p := make([]float64, side*side)
+	for range 8 {
+		cr := rng.Float64() * float64(side)
+		cc := rng.Float64() * float64(side)
+		s := float64(side) / 10 * (0.5 + rng.Float64())
+		w := rng.ExpFloat64()
+		for i := range p {
+			dr, dc := float64(i/side)-cr, float64(i%side)-cc
+			p[i] += w * math.Exp(-(dr*dr+dc*dc)/(2*s*s))
+		}
+	}
+	return p
 }
 
 // ReadHotspots reads a hotspot city written by the NumPy peer of the scale

@@ -34,6 +34,15 @@ func parisPlace(t *testing.T, name string) Place {
 	return p
 }
 
+// uniformPrior is the prior giving every cell of g the same mass.
+func uniformPrior(g kernels.Grid) []float64 {
+	p := make([]float64, g.Len())
+	for i := range p {
+		p[i] = 1 / float64(g.Len())
+	}
+	return p
+}
+
 // total is the sum of p's entries.
 func total(p []float64) float64 { return floats.Sum(p) }
 
@@ -130,10 +139,7 @@ func TestIslandMove(t *testing.T) {
 
 func TestIslandEdges(t *testing.T) {
 	g := kernels.Grid{Rows: 4, Cols: 5}
-	prior := make([]float64, g.Len())
-	for i := range prior {
-		prior[i] = 1 / float64(g.Len())
-	}
+	prior := uniformPrior(g)
 	// Radius 2 at the corner is clipped to the 3 x 3 block.
 	out, err := Island(g, prior, IslandOptions{Row: 0, Col: 0, Radius: 2, Mode: MoveMass})
 	if err != nil {
@@ -249,10 +255,7 @@ func TestIslandOptionsTOML(t *testing.T) {
 // TestIslandBoundaries: A and the block may touch every edge of the grid.
 func TestIslandBoundaries(t *testing.T) {
 	g := kernels.Grid{Rows: 4, Cols: 5}
-	prior := make([]float64, g.Len())
-	for i := range prior {
-		prior[i] = 1 / float64(g.Len())
-	}
+	prior := uniformPrior(g)
 	for _, o := range []IslandOptions{
 		{Row: 3, Col: 4, Radius: 0, Mode: MoveMass},
 		{Row: 0, Col: 0, Block: &Block{Row0: 0, Row1: 3, Col0: 4, Col1: 4}, Mode: MoveMass},
@@ -281,10 +284,7 @@ func TestIslandBoundaries(t *testing.T) {
 // nothing outside the block has any (no NaN from rescaling nothing).
 func TestIslandRadiusBlock(t *testing.T) {
 	g, _ := kernels.NewGrid(4, 5)
-	prior := make([]float64, g.Len())
-	for i := range prior {
-		prior[i] = 1.0 / float64(g.Len())
-	}
+	prior := uniformPrior(g)
 	out, err := Island(g, prior, IslandOptions{Row: 1, Col: 1, Radius: 1, Mode: SetMass, Mass: 0.5})
 	if err != nil {
 		t.Fatal(err)

@@ -76,6 +76,17 @@ func (s Sweep) Check(key, allowed string, ok func(v float64) bool) error {
 	return nil
 }
 
+// CheckCounts checks a sweep of counts (sample sizes, grid sides): it
+// must hold at least one value (else `<key>: give at least one <one>`),
+// and every value must be an integer in [lo, hi] (else Check's message
+// with allowed).
+func (s Sweep) CheckCounts(key, one string, lo, hi float64, allowed string) error {
+	if len(s.values) == 0 {
+		return fmt.Errorf("%s: give at least one %s", key, one)
+	}
+	return s.Check(key, allowed, func(v float64) bool { return v >= lo && v <= hi && v == math.Trunc(v) })
+}
+
 // UnmarshalTOML implements toml.Unmarshaler.
 func (s *Sweep) UnmarshalTOML(data any) error {
 	switch d := data.(type) {

@@ -97,6 +97,24 @@ func TestSweepCheck(t *testing.T) {
 	}
 }
 
+func TestSweepCheckCounts(t *testing.T) {
+	for _, tc := range []struct {
+		s    harness.Sweep
+		want string // "" for no error
+	}{
+		{harness.SweepOf(2, 5, 1024), ""},
+		{harness.Sweep{}, "params.sides: give at least one side"},
+		{harness.SweepOf(2, 1), "params.sides[1] = 1: integers in [2, 1024]"},
+		{harness.SweepOf(1025), "params.sides[0] = 1025: integers in [2, 1024]"},
+		{harness.SweepOf(4, 2.5), "params.sides[1] = 2.5: integers in [2, 1024]"},
+	} {
+		err := tc.s.CheckCounts("params.sides", "side", 2, 1024, "integers in [2, 1024]")
+		if got := fmt.Sprint(err); (tc.want == "" && err != nil) || (tc.want != "" && got != tc.want) {
+			t.Errorf("%v: CheckCounts = %v, want %q", tc.s.Values(), err, tc.want)
+		}
+	}
+}
+
 func TestSweepStringRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 200 {

@@ -167,6 +167,21 @@ func checkMetres(t *testing.T, rows []map[string]string, cells, metres string) {
 	}
 }
 
+// checkContains checks that the file name the experiment wrote in dir
+// holds every one of wants.
+func checkContains(t *testing.T, dir, name string, wants ...string) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wants {
+		if !strings.Contains(string(b), w) {
+			t.Errorf("%s lacks %q:\n%s", name, w, b)
+		}
+	}
+}
+
 func checkFiles(t *testing.T, dir string, present, absent []string) {
 	t.Helper()
 	for _, f := range present {
@@ -210,12 +225,7 @@ func TestMineDatasets(t *testing.T) {
 		}
 	}
 	checkFiles(t, dir, []string{"island-mine.png", "points-mine.png", "density-mine.png"}, []string{"fig1.png", "fig6a.png", "fig6b.png"})
-	sec, _ := os.ReadFile(filepath.Join(dir, "section.md"))
-	for _, w := range []string{"cells of 250 m", "![Island prior of Mine](island-mine.png)", "(points-mine.png)"} {
-		if !strings.Contains(string(sec), w) {
-			t.Errorf("section.md lacks %q", w)
-		}
-	}
+	checkContains(t, dir, "section.md", "cells of 250 m", "![Island prior of Mine](island-mine.png)", "(points-mine.png)")
 }
 
 func TestMineElastic(t *testing.T) {
@@ -269,11 +279,8 @@ func TestMineBAvsLAP(t *testing.T) {
 	}
 	checkMetres(t, mineRows, "emd", "emd_m")
 	checkFiles(t, dir, []string{"utility-mine.png", "fig3a.png"}, []string{"fig3-mine.png", "fig3b.png"})
-	claims, _ := os.ReadFile(filepath.Join(dir, "claims.csv"))
-	if !strings.Contains(string(claims), "Mine: BA has the better statistical utility at high privacy") ||
-		!strings.Contains(string(claims), "Paris: BA better for beta in (0.4, 1.4]") {
-		t.Errorf("claims.csv lacks the crossover claim of each dataset:\n%s", claims)
-	}
+	// The crossover claim of each dataset.
+	checkContains(t, dir, "claims.csv", "Mine: BA has the better statistical utility at high privacy", "Paris: BA better for beta in (0.4, 1.4]")
 }
 
 func TestMineAdversarial(t *testing.T) {
@@ -288,11 +295,9 @@ func TestMineAdversarial(t *testing.T) {
 		t.Errorf("P(report A) %v at f = 0, %v at f = 0.2: want it to grow", a, b)
 	}
 	checkFiles(t, dir, []string{"honest-a-mine-0.5.png"}, []string{"fig11a.png"})
-	sec, _ := os.ReadFile(filepath.Join(dir, "section.md"))
-	// radius_m = 300 on 250 m cells is 1 cell each way: a 3x3 block.
-	if !strings.Contains(string(sec), "the 3x3 block of cells within 300 m of A") {
-		t.Errorf("section.md does not describe the island in metres:\n%s", sec)
-	}
+	// The island in metres: radius_m = 300 on 250 m cells is 1 cell each
+	// way, a 3x3 block.
+	checkContains(t, dir, "section.md", "the 3x3 block of cells within 300 m of A")
 }
 
 func TestMineRuntime(t *testing.T) {

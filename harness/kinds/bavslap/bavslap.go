@@ -40,10 +40,7 @@ type params struct {
 	// BAIterations and IBUIterations are fixed counts (reference: 10, 10).
 	BAIterations  int `toml:"ba_iterations"`
 	IBUIterations int `toml:"ibu_iterations"`
-	// LapEpsilon: "tight" (reference code) or "two-beta" (paper's text).
-	LapEpsilon string `toml:"lap_epsilon"`
-	// LapWiden widens LAP's output grid (reference code: 5).
-	LapWiden int `toml:"lap_widen"`
+	param.LAP
 	// ReferenceDefectSims is the number of simulations (the first ones)
 	// whose LAP estimate is also measured the reference code's defective
 	// way (column emd_reference_defect; empty in the other rows). It is a
@@ -71,10 +68,7 @@ func (p *params) Validate() error {
 	if err := harness.IntIn("ibu_iterations", p.IBUIterations, 1, 100000); err != nil {
 		return err
 	}
-	if err := harness.OneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
-		return err
-	}
-	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+	if err := p.LAP.Validate(); err != nil {
 		return err
 	}
 	if p.ReferenceDefectSims < 0 || p.ReferenceDefectSims > 10000 {
@@ -113,8 +107,7 @@ func (def) NewParams() *params {
 		SimsByCity:          map[string]int{},
 		BAIterations:        10,
 		IBUIterations:       10,
-		LapEpsilon:          "tight",
-		LapWiden:            5,
+		LAP:                 param.DefaultLAP(),
 		ReferenceDefectSims: 1,
 	}
 }

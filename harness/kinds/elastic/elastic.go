@@ -29,12 +29,7 @@ type params struct {
 	Beta harness.Sweep `toml:"beta"`
 	// BAIterations is the fixed BA iteration count (reference code: 10).
 	BAIterations int `toml:"ba_iterations"`
-	// LapEpsilon calibrates LAP: "tight" (reference code: the tight
-	// epsilon of the BA channel) or "two-beta" (paper's text: eps = 2 beta).
-	LapEpsilon string `toml:"lap_epsilon"`
-	// LapWiden widens LAP's output grid by this many cells on every side
-	// (reference code: 5; 0 = base grid).
-	LapWiden int `toml:"lap_widen"`
+	param.LAP
 	// FigureDomain is the grid Fig. 2 draws: "base" (the city grid; LAP
 	// mass outside it is stated in the panel title) or "widened" (LAP's
 	// output grid, BA drawn with zeros outside the city).
@@ -62,10 +57,7 @@ func (p *params) Validate() error {
 	if err := harness.IntIn("ba_iterations", p.BAIterations, 1, 100000); err != nil {
 		return err
 	}
-	if err := harness.OneOf("lap_epsilon", p.LapEpsilon, "tight", "two-beta"); err != nil {
-		return err
-	}
-	if err := harness.IntIn("lap_widen", p.LapWiden, 0, 100); err != nil {
+	if err := p.LAP.Validate(); err != nil {
 		return err
 	}
 	if err := p.Places.Validate(); err != nil {
@@ -110,8 +102,7 @@ func (def) NewParams() *params {
 		Places:       island.DefaultPlaces(),
 		Beta:         harness.SweepOf(0.2, 0.6, 0.8, 1.0),
 		BAIterations: 10,
-		LapEpsilon:   "tight",
-		LapWiden:     5,
+		LAP:          param.DefaultLAP(),
 		FigureDomain: "base",
 		Mechanisms:   []string{"ba", "lap"},
 	}

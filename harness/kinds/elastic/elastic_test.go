@@ -24,27 +24,11 @@ func TestTablesMatchDirectComputation(t *testing.T) {
 		t.Fatal(err)
 	}
 	const beta = 0.6
-	s, err := p.Setup()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := datasets.Load("paris", datasets.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := ds.Grid
-	wide := g.Widen(5)
-	prior := reftest.ReferenceIsland(g, ds.Prior())
-	C := reftest.BA(g, prior, beta, 10)
-	tight := reftest.TightEps(g, C)
+	ts, d := runWithDirect(t, p, beta)
+	g, wide, prior, C, L, tight := d.g, d.wide, d.prior, d.C, d.L, d.tight
 	if tight > 2*beta+1e-9 {
 		t.Errorf("direct BA: tight eps %v > 2 beta", tight)
 	}
-	L := reftest.Laplace(g, wide, tight)
 	// The paper's A and B: cells (6, 3) and (3, 7).
 	a, b := g.IndexOf(6, 3), g.IndexOf(3, 7)
 	checkDistributions(t, reftest.Table(t, ts, "report_distribution"), g, wide, C, L, tight, a, b)
@@ -67,24 +51,8 @@ func TestElasticMetricBesideBAAndLAP(t *testing.T) {
 		t.Fatal(err)
 	}
 	const beta = 0.8
-	s, err := p.Setup()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, err := datasets.Load("paris", datasets.LoadOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := ds.Grid
-	wide := g.Widen(5)
-	prior := reftest.ReferenceIsland(g, ds.Prior())
-	C := reftest.BA(g, prior, beta, 10)
-	tight := reftest.TightEps(g, C)
-	L := reftest.Laplace(g, wide, tight)
+	ts, d := runWithDirect(t, p, beta)
+	g, wide, prior, C, L, tight := d.g, d.wide, d.prior, d.C, d.L, d.tight
 	em := reftest.Table(t, ts, "elastic_metric")
 	if len(em.Rows) != 1 {
 		t.Fatalf("elastic_metric: %d rows", len(em.Rows))
@@ -126,6 +94,40 @@ func TestElasticMetricBesideBAAndLAP(t *testing.T) {
 			t.Errorf("mechanisms %q: %v", bad, err)
 		}
 	}
+}
+
+// direct holds the plain computations the elastic job's tables are
+// checked against: the Paris grid and its widening for LAP, the island
+// prior, the BA channel C, its tight epsilon and the LAP channel L at it.
+type direct struct {
+	g, wide kernels.Grid
+	prior   []float64
+	C, L    [][]float64
+	tight   float64
+}
+
+// runWithDirect runs the elastic job for the validated params p at beta
+// and computes the same quantities directly, with the reference code.
+func runWithDirect(t *testing.T, p *params, beta float64) ([]harness.Table, direct) {
+	t.Helper()
+	s, err := p.Setup()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := def{}.Run(context.Background(), job{p: p, s: s, beta: beta}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, err := datasets.Load("paris", datasets.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := direct{g: ds.Grid, wide: ds.Grid.Widen(5)}
+	d.prior = reftest.ReferenceIsland(d.g, ds.Prior())
+	d.C = reftest.BA(d.g, d.prior, beta, 10)
+	d.tight = reftest.TightEps(d.g, d.C)
+	d.L = reftest.Laplace(d.g, d.wide, d.tight)
+	return ts, d
 }
 
 // checkDistributions checks every report probability of A and B against

@@ -195,11 +195,31 @@ func betaSeries(betaKm float64) string { return "beta_per_km=" + harness.FormatS
 // readPRIVIC: emd_by_cycle.csv, the mean EMD to the population over the
 // rounds, per cycle, one series per beta.
 func (m *metres) readPRIVIC(o *harness.Output, pr Pair, s *side) error {
-	t, err := o.ReadTable("emd_by_cycle")
+	return readPopulationEMD(o, pr, s, "emd_by_cycle", "cycle", func(rd *harness.Reader, i int) (string, float64, bool) {
+		return betaSeries(perKm(rd.Float(i, "beta"), s.CellM)), float64(rd.Int(i, "cycle")), true
+	})
+}
+
+// readSweep: final_emd.csv, the mean EMD to the population after the
+// last cycle against beta per km.
+func (m *metres) readSweep(o *harness.Output, pr Pair, s *side) error {
+	return readPopulationEMD(o, pr, s, "final_emd", "estimate", func(rd *harness.Reader, i int) (string, float64, bool) {
+		return "last-cycle", perKm(rd.Float(i, "beta"), s.CellM), rd.Str(i, "estimate") == "last-cycle"
+	})
+}
+
+// readPopulationEMD averages, into s's curves, the EMD to the population
+// that the PRIVIC table name holds for s's city and pr's variant. Beside
+// city, beta, emd_reference, emd and the variant's columns, the table must
+// have the column extra; point places row i on a curve (series and x), or
+// says with ok false that the row is not plotted.
+func readPopulationEMD(o *harness.Output, pr Pair, s *side, name, extra string,
+	point func(rd *harness.Reader, i int) (series string, x float64, ok bool)) error {
+	t, err := o.ReadTable(name)
 	if err != nil {
 		return err
 	}
-	rd, err := t.Reader(append([]string{"city", "beta", "emd_reference", "cycle", "emd"}, variantCols...)...)
+	rd, err := t.Reader(append([]string{"city", "beta", "emd_reference", extra, "emd"}, variantCols...)...)
 	if err != nil {
 		return err
 	}
@@ -209,31 +229,9 @@ func (m *metres) readPRIVIC(o *harness.Output, pr Pair, s *side) error {
 		if rd.Str(i, "city") != s.Dataset || rd.Str(i, "emd_reference") != "population" || !variantMatch(rd, i, v) {
 			continue
 		}
-		acc.add(betaSeries(perKm(rd.Float(i, "beta"), s.CellM)), float64(rd.Int(i, "cycle")), rd.Float(i, "emd"))
-	}
-	acc.into(s.Curves, s.CellM)
-	return rd.Err()
-}
-
-// readSweep: final_emd.csv, the mean EMD to the population after the
-// last cycle against beta per km.
-func (m *metres) readSweep(o *harness.Output, pr Pair, s *side) error {
-	t, err := o.ReadTable("final_emd")
-	if err != nil {
-		return err
-	}
-	rd, err := t.Reader(append([]string{"city", "beta", "emd_reference", "estimate", "emd"}, variantCols...)...)
-	if err != nil {
-		return err
-	}
-	v, _ := parseVariant(pr.Variant)
-	acc := meanOver{}
-	for i := range t.Rows {
-		if rd.Str(i, "city") != s.Dataset || rd.Str(i, "emd_reference") != "population" ||
-			rd.Str(i, "estimate") != "last-cycle" || !variantMatch(rd, i, v) {
-			continue
+		if series, x, ok := point(rd, i); ok {
+			acc.add(series, x, rd.Float(i, "emd"))
 		}
-		acc.add("last-cycle", perKm(rd.Float(i, "beta"), s.CellM), rd.Float(i, "emd"))
 	}
 	acc.into(s.Curves, s.CellM)
 	return rd.Err()
@@ -368,13 +366,9 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 				XLabel: "beta per km (BA's loss parameter / cell side)", YLabel: "mean EMD to the prior (m)", LogY: true, Points: true}})
 		}
 	}
-	if len(panels) > 0 {
-		fig, err := plots.LinePanels("BA vs LAP (LAP at BA's tight epsilon) at both resolutions, in metres", panels, 0)
-		if err := figs.Add("ba-vs-lap-metres", fig, err); err != nil {
-			skipped = append(skipped, harness.Skip{Figure: "ba-vs-lap-metres", Reason: err.Error()})
-		}
-	} else {
-		skipped = append(skipped, harness.Skip{Figure: "ba-vs-lap-metres", Reason: "no ba_vs_lap pair has results"})
+	if skip := addPanels(&figs, "ba-vs-lap-metres", "BA vs LAP (LAP at BA's tight epsilon) at both resolutions, in metres", panels, 0,
+		"no ba_vs_lap pair has results"); skip != nil {
+		skipped = append(skipped, *skip)
 	}
 	panels = nil
 	for _, d := range m.privic {
@@ -388,15 +382,26 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 				Opt: plots.LineOptions{XLabel: "cycle", YLabel: "mean EMD to the prior (m)", YFromZero: true, Points: true}})
 		}
 	}
-	if len(panels) > 0 {
-		fig, err := plots.LinePanels("PRIVIC's EMD per cycle at both resolutions, in metres", panels, 2)
-		if err := figs.Add("privic-metres", fig, err); err != nil {
-			skipped = append(skipped, harness.Skip{Figure: "privic-metres", Reason: err.Error()})
-		}
-	} else {
-		skipped = append(skipped, harness.Skip{Figure: "privic-metres", Reason: "no privic pair has results on the paper's grid"})
+	if skip := addPanels(&figs, "privic-metres", "PRIVIC's EMD per cycle at both resolutions, in metres", panels, 2,
+		"no privic pair has results on the paper's grid"); skip != nil {
+		skipped = append(skipped, *skip)
 	}
 	return figs, skipped
+}
+
+// addPanels draws panels in cols columns (0: the plots package's choice)
+// as the figure base, titled title, and adds it to figs. When there is no
+// panel, or the figure cannot be drawn, it adds nothing and returns the
+// skip that says why (none: the reason for no panel).
+func addPanels(figs *harness.Figures, base, title string, panels []plots.Panel, cols int, none string) *harness.Skip {
+	if len(panels) == 0 {
+		return &harness.Skip{Figure: base, Reason: none}
+	}
+	fig, err := plots.LinePanels(title, panels, cols)
+	if err := figs.Add(base, fig, err); err != nil {
+		return &harness.Skip{Figure: base, Reason: err.Error()}
+	}
+	return nil
 }
 
 // matchSeries finds the fine grid's series of the same beta per km as the

@@ -180,6 +180,14 @@ func missingNote(b *strings.Builder, d pairData) bool {
 	return true
 }
 
+// writePairTable writes one pair's comparison: its title with both grids'
+// sizes, then the table of header and rows.
+func writePairTable(b *strings.Builder, d pairData, header []string, rows [][]string) {
+	fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
+	b.WriteString(harness.MarkdownTable(header, rows))
+	b.WriteString("\n")
+}
+
 // better names the smaller of BA's and LAP's EMD.
 func better(ba, lap float64, ok bool) string {
 	switch {
@@ -203,7 +211,6 @@ func (m *metres) writeBAvsLAP(b *strings.Builder) {
 		if missingNote(b, d) {
 			continue
 		}
-		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
 		var rows [][]string
 		for _, xy := range matched(d, "ba", "ba") {
 			pb, ok1 := value(d.Paper.Curves, "ba", xy[0])
@@ -213,9 +220,8 @@ func (m *metres) writeBAvsLAP(b *strings.Builder) {
 			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pb, ok1), num(pl, ok2), better(pb, pl, ok1 && ok2),
 				num(fb, ok3), num(fl, ok4), better(fb, fl, ok3 && ok4)})
 		}
-		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better",
-			"fine BA (m)", "fine LAP (m)", "fine: better"}, rows))
-		b.WriteString("\n")
+		writePairTable(b, d, []string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better",
+			"fine BA (m)", "fine LAP (m)", "fine: better"}, rows)
 	}
 }
 
@@ -276,9 +282,7 @@ func (m *metres) writeSweep(b *strings.Builder) {
 			fv, _ := value(d.Fine.Curves, "last-cycle", xy[1])
 			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pv, true), num(fv, true), harness.FormatSig(fv/pv, 3)})
 		}
-		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
-		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper (m)", "fine (m)", "fine / paper"}, rows))
-		b.WriteString("\n")
+		writePairTable(b, d, []string{"beta per km", "paper (m)", "fine (m)", "fine / paper"}, rows)
 	}
 }
 
@@ -310,10 +314,8 @@ func (m *metres) writeElastic(b *strings.Builder) {
 			}
 			rows = append(rows, row)
 		}
-		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
-		b.WriteString(harness.MarkdownTable([]string{"beta per km", "paper BA dist (m)", "paper BA P(deserted)", "paper LAP dist (m)",
-			"paper LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows))
-		b.WriteString("\n")
+		writePairTable(b, d, []string{"beta per km", "paper BA dist (m)", "paper BA P(deserted)", "paper LAP dist (m)",
+			"paper LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows)
 	}
 }
 
@@ -347,13 +349,12 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 				rows = append(rows, []string{cal, level, mech, num(pe, true), num(pd, okd), num(fe, true), num(fd, okf)})
 			}
 		}
-		fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
 		if len(rows) == 0 {
+			fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
 			b.WriteString("No level of the paper's grid has a match on the fine grid.\n\n")
 			continue
 		}
-		b.WriteString(harness.MarkdownTable([]string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
-			"fine EMD (m)", "fine distortion (m)"}, rows))
-		b.WriteString("\n")
+		writePairTable(b, d, []string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
+			"fine EMD (m)", "fine distortion (m)"}, rows)
 	}
 }

@@ -22,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -71,12 +70,7 @@ func (p *params) Validate() error {
 			return fmt.Errorf("params.kernels: %q given twice", k)
 		}
 	}
-	if p.Sides.Len() == 0 {
-		return errors.New("params.sides: give at least one side")
-	}
-	if err := p.Sides.Check("params.sides", "sides must be integers in [2, 1024] (at most kernels.MaxCells cells)", func(v float64) bool {
-		return v >= 2 && v <= 1024 && v == math.Trunc(v)
-	}); err != nil {
+	if err := p.Sides.CheckCounts("params.sides", "side", 2, 1024, "sides must be integers in [2, 1024] (at most kernels.MaxCells cells)"); err != nil {
 		return err
 	}
 	if err := harness.PositiveFinite("budget_seconds", p.BudgetSeconds); err != nil {

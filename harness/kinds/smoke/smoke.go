@@ -7,7 +7,6 @@ package smoke
 import (
 	"context"
 	"embed"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -30,12 +29,7 @@ type Params struct {
 
 // Validate implements harness.Params.
 func (p *Params) Validate() error {
-	if p.Samples.Len() == 0 {
-		return errors.New("params.samples: give at least one sample size")
-	}
-	if err := p.Samples.Check("params.samples", "samples must be an integer in [1, 1e8]", func(v float64) bool {
-		return v >= 1 && v <= 1e8 && v == math.Trunc(v)
-	}); err != nil {
+	if err := p.Samples.CheckCounts("params.samples", "sample size", 1, 1e8, "samples must be an integer in [1, 1e8]"); err != nil {
 		return err
 	}
 	return harness.IntIn("reps", p.Reps, 2, 1000)

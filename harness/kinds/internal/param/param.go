@@ -110,6 +110,31 @@ type Data struct {
 	Rows datasets.RowPolicy `toml:"rows"`
 }
 
+// LAP are the [params] keys of the kinds that set the planar Laplace
+// mechanism (LAP) beside BA: how LAP's epsilon is chosen and how far its
+// output grid reaches past the dataset's.
+type LAP struct {
+	// LapEpsilon calibrates LAP: "tight" (the paper's reference code: the
+	// tight epsilon of the BA channel at the same beta) or "two-beta"
+	// (the paper's text: eps = 2 beta).
+	LapEpsilon string `toml:"lap_epsilon"`
+	// LapWiden widens LAP's output grid by this many cells on every side
+	// (reference code: 5; 0 = the dataset's grid).
+	LapWiden int `toml:"lap_widen"`
+}
+
+// DefaultLAP is the reference code's LAP: the tight epsilon, the grid
+// widened by 5 cells.
+func DefaultLAP() LAP { return LAP{LapEpsilon: "tight", LapWiden: 5} }
+
+// Validate checks params.lap_epsilon and params.lap_widen.
+func (l *LAP) Validate() error {
+	if err := harness.OneOf("lap_epsilon", l.LapEpsilon, "tight", "two-beta"); err != nil {
+		return err
+	}
+	return harness.IntIn("lap_widen", l.LapWiden, 0, 100)
+}
+
 // Presets are the default datasets of a kind: every preset, in order.
 func Presets() []string { return datasets.CityNames() }
 

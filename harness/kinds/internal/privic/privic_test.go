@@ -240,6 +240,32 @@ func TestWeightedMixingIsSampleWeightedAverage(t *testing.T) {
 	}
 }
 
+// iidVariants returns the variants whose batches are drawn iid: the ones
+// a group simulation can run together.
+func iidVariants() []Variant {
+	var vs []Variant
+	for _, v := range allVariants() {
+		if v.Batches == "iid" {
+			vs = append(vs, v)
+		}
+	}
+	return vs
+}
+
+// exactFullProtocol configures the whole protocol at beta with schedule
+// sched on exact (deterministic) batches of pop: every statistic
+// recorded, the final GIBU started from the previous estimate, the final
+// BA run.
+func exactFullProtocol(pop *population, beta float64, sched Schedule) simConfig {
+	return simConfig{
+		Beta:       beta,
+		Schedule:   sched,
+		LaplaceEps: 2, PerCycle: true, Population: true, Batch: true,
+		FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
+		source: exactSource{pop.prior, float64(pop.batch)},
+	}
+}
+
 // Variants simulated together share the computations on which their
 // histories agree; on deterministic (exact) data the shared run must give
 // exactly what each variant gives alone.
@@ -249,19 +275,8 @@ func TestGroupEqualsSeparateRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vs []Variant
-	for _, v := range allVariants() {
-		if v.Batches == "iid" {
-			vs = append(vs, v)
-		}
-	}
-	cfg := simConfig{
-		Beta:       1,
-		Schedule:   Schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100},
-		LaplaceEps: 2, PerCycle: true, Population: true, Batch: true,
-		FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
-		source: exactSource{pop.prior, float64(pop.batch)},
-	}
+	vs := iidVariants()
+	cfg := exactFullProtocol(pop, 1, Schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100})
 	group, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
 	if err != nil {
 		t.Fatal(err)
@@ -483,19 +498,8 @@ func TestOperatorsMatchDenseOnLargeGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var vs []Variant
-	for _, v := range allVariants() {
-		if v.Batches == "iid" {
-			vs = append(vs, v)
-		}
-	}
-	cfg := simConfig{
-		Beta:       0.8,
-		Schedule:   Schedule{Cycles: 3, BAIterations: 4, IBUIterations: 5, GIBUIterations: 5, MaxIterations: 100},
-		LaplaceEps: 2, PerCycle: true, Population: true, Batch: true,
-		FinalGIBU: true, GIBUStart: "previous", FinalBA: true,
-		source: exactSource{pop.prior, float64(pop.batch)},
-	}
+	vs := iidVariants()
+	cfg := exactFullProtocol(pop, 0.8, Schedule{Cycles: 3, BAIterations: 4, IBUIterations: 5, GIBUIterations: 5, MaxIterations: 100})
 	ops, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
 	if err != nil {
 		t.Fatal(err)
