@@ -118,11 +118,7 @@ func TestCertificatePoints(t *testing.T) {
 // that their potentials come from the c-transform.
 func TestCertificateGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 46))
-	x, y := gridPoints(6, 7)
-	pts, err := NewPoints(x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y, pts := gridPointSet(t, 6, 7)
 	cost := euclidCost(x, y, x, y)
 	for trial := range 40 {
 		p, q := randDist(rng, len(x), true, false), randDist(rng, len(x), true, trial%2 == 0)
