@@ -117,7 +117,7 @@ func TestIBULogLikelihoodNonDecreasing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
 	g, _ := NewGrid(6, 6)
 	prior := randPrior(rng, g.Len(), 0)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.8, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(3), 1.1)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap, "random": randChannel(rng, g, g, 0.3)} {
 		// Reports drawn by obfuscation: q is not exactly prior C.
@@ -161,7 +161,7 @@ func TestIBURecoversPrior(t *testing.T) {
 		prior[i] = 0.2 + rng.Float64() // full support
 	}
 	toDist(prior)
-	b, _ := BA(g, prior, BAConfig{Beta: 1.5, Iterations: 10})
+	b := mustBA(t, g, prior, BAConfig{Beta: 1.5, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 1.5)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap} {
 		q, _ := Marginal(prior, ch)
@@ -512,10 +512,7 @@ func TestIBUOnBA(t *testing.T) {
 		g, _ := NewGrid(sz[0], sz[1])
 		prior := randPrior(rng, g.Len(), 0.3)
 		for _, beta := range []float64{0.3, 2, 60} {
-			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 6})
 			ch := b.Channel()
 			q, _ := Marginal(prior, ch)
 			q2 := randPrior(rng, g.Len(), 0.4)
@@ -680,10 +677,7 @@ func TestIBUOnBAAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(39, 40))
 	g, _ := NewGrid(7, 9)
 	prior := randPrior(rng, g.Len(), 0.2)
-	b, err := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 5})
 	q := randPrior(rng, g.Len(), 0.3)
 	var ws IBUWorkspace
 	dst := make([]float64, g.Len())

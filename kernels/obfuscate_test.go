@@ -106,7 +106,7 @@ func TestObfuscateDistribution(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
 	g, _ := NewGrid(6, 7)
 	prior := randPrior(rng, g.Len(), 0.2)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 0.9)
 	for _, tc := range []struct {
 		name string

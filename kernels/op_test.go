@@ -59,10 +59,7 @@ func opCases(t *testing.T, rng *rand.Rand) []opCase {
 		g, _ := NewGrid(sz[0], sz[1])
 		prior := islandPrior(rng, g.Rows, g.Cols)
 		for _, beta := range []float64{0.3, 1.5} {
-			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 6})
 			cases = append(cases, opCase{fmt.Sprintf("ba %v beta=%v", g, beta), b, b.Channel()})
 		}
 		for _, w := range []int{0, 3} {
@@ -227,10 +224,7 @@ func TestSampleRows(t *testing.T) {
 	prior := islandPrior(rng, g.Rows, g.Cols)
 	var ops []opCase
 	for _, beta := range []float64{0.05, 0.4, 3} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 8})
 		ops = append(ops, opCase{fmt.Sprintf("ba beta=%v", beta), b, b.Channel()})
 	}
 	lap, _ := NewLaplaceOp(g, g.Widen(4), 0.3)
@@ -297,10 +291,7 @@ func TestObfuscateOpMatchesDense(t *testing.T) {
 	for x, p := range prior {
 		counts[x] = int(p * 30000)
 	}
-	b, err := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.8, Iterations: 10})
 	dense := b.Channel()
 	const reps = 20
 	a, d := make([]float64, g.Len()), make([]float64, g.Len())
@@ -407,10 +398,7 @@ func TestIBUOnBALarge(t *testing.T) {
 	g, _ := NewGrid(32, 40)
 	prior := islandPrior(rng, g.Rows, g.Cols)
 	for _, beta := range []float64{0.4, 2, 25} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 8})
 		ch := b.Channel()
 		q, _ := Marginal(prior, ch)
 		compareIBUOnBA(t, fmt.Sprintf("beta=%v", beta), b, ch, q, prior, 300, 1e-8)
@@ -498,7 +486,7 @@ func TestOpErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 84))
 	g, _ := NewGrid(4, 5)
 	m := g.Len()
-	b, _ := BA(g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
+	b := mustBA(t, g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
 	lap, _ := NewLaplaceOp(g, g.Widen(1), 1)
 	rr, _ := NewRROp(g, 1)
 	oneLine := func(name string, err error) {
@@ -556,10 +544,7 @@ func TestOpErrors(t *testing.T) {
 	_, err = AvgDistortionOp(uniform(m), fakeOp{rr})
 	oneLine("metrics of an unknown operator", err)
 	big, _ := NewGrid(200, 200)
-	bb, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bb := mustBA(t, big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
 	_, err = bb.Dense()
 	oneLine("dense 200x200 BA channel", err)
 	if bb.Channel() != nil {
@@ -577,7 +562,7 @@ func TestOpsSmallAreDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(85, 86))
 	g, _ := NewGrid(11, 15)
 	prior := islandPrior(rng, g.Rows, g.Cols)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 10})
 	lap, _ := NewLaplaceOp(g, g.Widen(5), 1.1)
 	lapD, _ := Laplace(g, g.Widen(5), 1.1)
 	rr, _ := NewRROp(g, 1.5)
@@ -621,7 +606,7 @@ func TestOpsConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(87, 88))
 	g, _ := NewGrid(32, 40)
 	prior := islandPrior(rng, g.Rows, g.Cols)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 5})
 	lap, _ := NewLaplaceOp(g, g.Widen(2), 0.9)
 	for _, op := range []ChannelOp{b, lap} {
 		in, out := op.Grids()
@@ -676,10 +661,7 @@ func TestOpProductsIndependentOfHistory(t *testing.T) {
 	prior := islandPrior(rng, R, C)
 	g := Grid{Rows: R, Cols: C}
 	for _, beta := range []float64{0.5, 4} {
-		ba, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ba := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 3})
 		m := g.Len()
 		smooth := make([]float64, m)
 		for i := range smooth {
