@@ -39,6 +39,17 @@ func plainBA(g Grid, prior []float64, beta float64, iters int) (ch, c []float64)
 	return ch, c
 }
 
+// randCity is a rows x cols grid with a randPrior on it (a fraction zero
+// of its cells empty).
+func randCity(t testing.TB, rng *rand.Rand, rows, cols int, zero float64) (Grid, []float64) {
+	t.Helper()
+	g, err := NewGrid(rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, randPrior(rng, g.Len(), zero)
+}
+
 // mustBA is BA that stops the test on an error, for tests whose subject
 // is what is done with the channel rather than BA's input checks.
 func mustBA(t testing.TB, g Grid, prior []float64, cfg BAConfig) *BAChannel {
@@ -138,8 +149,7 @@ func TestBAMatchesPlainParis(t *testing.T) {
 func TestBAMatchesPlainSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sz := range [][2]int{{1, 1}, {1, 6}, {5, 5}, {6, 9}, {9, 4}} {
-		g, _ := NewGrid(sz[0], sz[1])
-		prior := randPrior(rng, g.Len(), 0.3)
+		g, prior := randCity(t, rng, sz[0], sz[1], 0.3)
 		for _, beta := range []float64{0.1, 1.5, 6} {
 			want, _ := plainBA(g, prior, beta, 7)
 			for _, forceLog := range []bool{false, true} {
@@ -304,8 +314,7 @@ func TestBALargeBeta(t *testing.T) {
 
 func TestBAConvergence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	g, _ := NewGrid(5, 6)
-	prior := randPrior(rng, g.Len(), 0.2)
+	g, prior := randCity(t, rng, 5, 6, 0.2)
 	for _, forceLog := range []bool{false, true} {
 		const delta = 1e-9
 		var ws BAWorkspace
@@ -496,8 +505,7 @@ func TestBAWorkspaceReuse(t *testing.T) {
 		{4, 5, 0.7, false}, {4, 5, 0.7, false}, {4, 5, 1.3, false}, {4, 6, 1.3, false},
 		{3, 6, 1.3, false}, {3, 6, 1.3, true}, {3, 6, 1.3, false}, {3, 6, 2, true}, {4, 5, 0.7, false},
 	} {
-		g, _ := NewGrid(tc.rows, tc.cols)
-		prior := randPrior(rng, g.Len(), 0.1)
+		g, prior := randCity(t, rng, tc.rows, tc.cols, 0.1)
 		cfg := BAConfig{Beta: tc.beta, Iterations: 4}
 		got, err := ws.ba(g, prior, cfg, tc.log)
 		if err != nil {
