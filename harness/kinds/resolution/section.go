@@ -121,11 +121,8 @@ func cellList(p *Params) string {
 
 // cell is a verdict cell of the table.
 func cell(f Found) string {
-	switch {
-	case f.NotCheckedHere:
-		return "not checked by the paper here"
-	case f.Missing != "":
-		return "not run"
+	if s, ok := noVerdict(f, "not checked by the paper here"); ok {
+		return s
 	}
 	return fmt.Sprintf("**%s** (`%s`)", f.Verdict, f.Experiment)
 }
