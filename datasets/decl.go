@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"privic/internal/tomlval"
 )
 
 // Decl is a dataset as a spec declares it, in a table [datasets.NAME]:
@@ -88,7 +90,7 @@ func (c *ColumnDecl) UnmarshalTOML(v any) error {
 		}
 		c.Column = ColumnAt(int(x))
 	default:
-		return fmt.Errorf("got %s: want a column name (a string) or a 0-based column number", tomlWord(v))
+		return fmt.Errorf("got %s: want a column name (a string) or a 0-based column number", tomlval.Kind(v))
 	}
 	return nil
 }
@@ -140,7 +142,7 @@ func (p *PlaceDecl) UnmarshalTOML(v any) error {
 		}
 		*p = PlaceDecl{Row: int(r), Col: int(c), IsCell: true}
 	default:
-		return fmt.Errorf("got %s: %s", tomlWord(v), want)
+		return fmt.Errorf("got %s: %s", tomlval.Kind(v), want)
 	}
 	return nil
 }
@@ -172,24 +174,6 @@ func tomlNum(v any) (float64, bool) {
 		return x, !math.IsNaN(x) && !math.IsInf(x, 0)
 	}
 	return 0, false
-}
-
-func tomlWord(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case bool:
-		return "a boolean"
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	}
-	return fmt.Sprintf("%T", v)
 }
 
 // placeName is what a place may be called.

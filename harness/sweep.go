@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"privic/internal/tomlval"
 )
 
 // MaxSweepLen bounds the number of values one sweep may expand to, so that
@@ -108,7 +110,7 @@ func (s *Sweep) UnmarshalTOML(data any) error {
 		for i, e := range d {
 			v, ok := tomlNumber(e)
 			if !ok {
-				return fmt.Errorf("[%d] is %s: a sweep is a number, a list of numbers or {start, stop, step}", i, tomlTypeName(e))
+				return fmt.Errorf("[%d] is %s: a sweep is a number, a list of numbers or {start, stop, step}", i, tomlval.Kind(e))
 			}
 			if err := checkFinite(v, fmt.Sprintf("[%d]", i)); err != nil {
 				return err
@@ -135,7 +137,7 @@ func (s *Sweep) UnmarshalTOML(data any) error {
 			}
 			v, ok := tomlNumber(e)
 			if !ok {
-				return fmt.Errorf("range %s is %s: want a number", n, tomlTypeName(e))
+				return fmt.Errorf("range %s is %s: want a number", n, tomlval.Kind(e))
 			}
 			got[i] = v
 		}
@@ -146,7 +148,7 @@ func (s *Sweep) UnmarshalTOML(data any) error {
 		*s = sw
 		return nil
 	default:
-		return fmt.Errorf("got %s: a sweep is a number, a list of numbers or {start, stop, step}", tomlTypeName(data))
+		return fmt.Errorf("got %s: a sweep is a number, a list of numbers or {start, stop, step}", tomlval.Kind(data))
 	}
 }
 
@@ -241,27 +243,6 @@ func tomlNumber(v any) (float64, bool) {
 		return x, true
 	}
 	return 0, false
-}
-
-// tomlTypeName names a decoded TOML value's type for error messages.
-func tomlTypeName(v any) string {
-	switch v.(type) {
-	case string:
-		return "a string"
-	case bool:
-		return "a boolean"
-	case int64:
-		return "an integer"
-	case float64:
-		return "a float"
-	case []any, []map[string]any:
-		return "an array"
-	case map[string]any:
-		return "a table"
-	case nil:
-		return "nothing"
-	}
-	return "a date/time"
 }
 
 // tomlFloat writes a float the way TOML parses it back exactly.

@@ -39,6 +39,28 @@ func plainBA(g Grid, prior []float64, beta float64, iters int) (ch, c []float64)
 	return ch, c
 }
 
+// randCity is a rows x cols grid with a randPrior on it (a fraction zero
+// of its cells empty).
+func randCity(t testing.TB, rng *rand.Rand, rows, cols int, zero float64) (Grid, []float64) {
+	t.Helper()
+	g, err := NewGrid(rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, randPrior(rng, g.Len(), zero)
+}
+
+// mustBA is BA that stops the test on an error, for tests whose subject
+// is what is done with the channel rather than BA's input checks.
+func mustBA(t testing.TB, g Grid, prior []float64, cfg BAConfig) *BAChannel {
+	t.Helper()
+	b, err := BA(g, prior, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // randPrior returns a random distribution over m cells with about a
 // fraction zero of exact zeros.
 func randPrior(rng *rand.Rand, m int, zero float64) []float64 {
@@ -93,10 +115,7 @@ func forParisBetas(t *testing.T, check func(beta float64, g Grid, prior []float6
 	g, counts := loadCity(t, "paris")
 	prior := cityPrior(counts)
 	for _, beta := range []float64{0.2, 1, 5} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 10})
 		check(beta, g, prior, b)
 	}
 }
@@ -130,8 +149,7 @@ func TestBAMatchesPlainParis(t *testing.T) {
 func TestBAMatchesPlainSmall(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for _, sz := range [][2]int{{1, 1}, {1, 6}, {5, 5}, {6, 9}, {9, 4}} {
-		g, _ := NewGrid(sz[0], sz[1])
-		prior := randPrior(rng, g.Len(), 0.3)
+		g, prior := randCity(t, rng, sz[0], sz[1], 0.3)
 		for _, beta := range []float64{0.1, 1.5, 6} {
 			want, _ := plainBA(g, prior, beta, 7)
 			for _, forceLog := range []bool{false, true} {
@@ -177,10 +195,7 @@ func TestBARowsStochastic(t *testing.T) {
 			prior := randPrior(rng, g.Len(), zero)
 			for _, beta := range []float64{0.05, 0.7, 4, 30} {
 				for _, iters := range []int{1, 3, 12} {
-					b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: iters})
-					if err != nil {
-						t.Fatal(err)
-					}
+					b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: iters})
 					checkStochastic(t, "BA", b.Channel(), 1e-12)
 					s := 0.0
 					for _, v := range b.Marginal {
@@ -209,10 +224,7 @@ func TestBAObjectiveNonIncreasing(t *testing.T) {
 			}
 			prev := objective(t, prior, uni, beta)
 			for it := 1; it <= 15; it++ {
-				b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: it})
-				if err != nil {
-					t.Fatal(err)
-				}
+				b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: it})
 				f := objective(t, prior, b.Channel(), beta)
 				if f > prev+1e-12*math.Abs(prev) {
 					t.Fatalf("beta=%v zero=%v: objective rose from %v to %v at iteration %d", beta, zero, prev, f, it)
@@ -244,10 +256,7 @@ func TestBATightEps(t *testing.T) {
 		g, _ := NewGrid(1+rng.IntN(7), 1+rng.IntN(7))
 		prior := randPrior(rng, g.Len(), 0.3*rng.Float64())
 		beta := 0.05 + 4*rng.Float64()
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 1 + rng.IntN(20)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 1 + rng.IntN(20)})
 		fast := b.TightEps()
 		brute, err := TightEps(b.Channel())
 		if err != nil {
@@ -271,10 +280,7 @@ func TestBALargeBeta(t *testing.T) {
 	point[0] = 1 // all mass in a corner: far cells see only underflowed terms
 	priors := map[string][]float64{"random with zeros": randPrior(rng, g.Len(), 0.6), "corner point mass": point}
 	for name, prior := range priors {
-		b, err := BA(g, prior, BAConfig{Beta: 50, Iterations: 10})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: 50, Iterations: 10})
 		if !b.logDomain {
 			t.Fatalf("%s: beta=50 on 16x24 should iterate in the log domain", name)
 		}
@@ -292,7 +298,7 @@ func TestBALargeBeta(t *testing.T) {
 	// the cells nearest the straight path to the mass; it must not be
 	// uniform or empty: the far corner's report lies closer to the mass
 	// than the corner itself.
-	b, _ := BA(g, point, BAConfig{Beta: 50, Iterations: 10})
+	b := mustBA(t, g, point, BAConfig{Beta: 50, Iterations: 10})
 	ch := b.Channel()
 	far := g.Len() - 1
 	best, arg := 0.0, -1
@@ -308,8 +314,7 @@ func TestBALargeBeta(t *testing.T) {
 
 func TestBAConvergence(t *testing.T) {
 	rng := rand.New(rand.NewPCG(15, 16))
-	g, _ := NewGrid(5, 6)
-	prior := randPrior(rng, g.Len(), 0.2)
+	g, prior := randCity(t, rng, 5, 6, 0.2)
 	for _, forceLog := range []bool{false, true} {
 		const delta = 1e-9
 		var ws BAWorkspace
@@ -322,10 +327,7 @@ func TestBAConvergence(t *testing.T) {
 		}
 		// Independent check of the stopping rule from materialised channels.
 		chAt := func(it int) *Channel {
-			c, err := BA(g, prior, BAConfig{Beta: 1.2, Iterations: it})
-			if err != nil {
-				t.Fatal(err)
-			}
+			c := mustBA(t, g, prior, BAConfig{Beta: 1.2, Iterations: it})
 			return c.Channel()
 		}
 		last, before, earlier := chAt(b.Iterations), chAt(b.Iterations-1), chAt(b.Iterations-2)
@@ -503,8 +505,7 @@ func TestBAWorkspaceReuse(t *testing.T) {
 		{4, 5, 0.7, false}, {4, 5, 0.7, false}, {4, 5, 1.3, false}, {4, 6, 1.3, false},
 		{3, 6, 1.3, false}, {3, 6, 1.3, true}, {3, 6, 1.3, false}, {3, 6, 2, true}, {4, 5, 0.7, false},
 	} {
-		g, _ := NewGrid(tc.rows, tc.cols)
-		prior := randPrior(rng, g.Len(), 0.1)
+		g, prior := randCity(t, rng, tc.rows, tc.cols, 0.1)
 		cfg := BAConfig{Beta: tc.beta, Iterations: 4}
 		got, err := ws.ba(g, prior, cfg, tc.log)
 		if err != nil {
@@ -531,10 +532,7 @@ func TestBADomainThreshold(t *testing.T) {
 		beta float64
 		log  bool
 	}{{119, false}, {120, false}, {120.001, true}, {500, true}} {
-		b, err := BA(g, prior, BAConfig{Beta: tc.beta, Iterations: 2})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: tc.beta, Iterations: 2})
 		if b.logDomain != tc.log {
 			t.Errorf("beta*dmax = %v: log domain %v, want %v", tc.beta*5, b.logDomain, tc.log)
 		}

@@ -27,10 +27,7 @@ func TestTrustedMatchChecked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 6})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 6})
 	ba := b.Channel()
 	counts := make([]int, g.Len())
 	for i := range counts {

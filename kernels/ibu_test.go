@@ -115,9 +115,8 @@ func logLikelihood(ch *Channel, q, theta []float64) float64 {
 
 func TestIBULogLikelihoodNonDecreasing(t *testing.T) {
 	rng := rand.New(rand.NewPCG(23, 24))
-	g, _ := NewGrid(6, 6)
-	prior := randPrior(rng, g.Len(), 0)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
+	g, prior := randCity(t, rng, 6, 6, 0)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.8, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(3), 1.1)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap, "random": randChannel(rng, g, g, 0.3)} {
 		// Reports drawn by obfuscation: q is not exactly prior C.
@@ -161,7 +160,7 @@ func TestIBURecoversPrior(t *testing.T) {
 		prior[i] = 0.2 + rng.Float64() // full support
 	}
 	toDist(prior)
-	b, _ := BA(g, prior, BAConfig{Beta: 1.5, Iterations: 10})
+	b := mustBA(t, g, prior, BAConfig{Beta: 1.5, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 1.5)
 	for name, ch := range map[string]*Channel{"ba": b.Channel(), "laplace": lap} {
 		q, _ := Marginal(prior, ch)
@@ -509,13 +508,9 @@ func compareIBUOnBA(t *testing.T, what string, b *BAChannel, ch *Channel, q, sta
 func TestIBUOnBA(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	for _, sz := range [][2]int{{1, 1}, {5, 5}, {7, 4}, {11, 15}} {
-		g, _ := NewGrid(sz[0], sz[1])
-		prior := randPrior(rng, g.Len(), 0.3)
+		g, prior := randCity(t, rng, sz[0], sz[1], 0.3)
 		for _, beta := range []float64{0.3, 2, 60} {
-			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 6})
 			ch := b.Channel()
 			q, _ := Marginal(prior, ch)
 			q2 := randPrior(rng, g.Len(), 0.4)
@@ -678,12 +673,8 @@ func TestGIBUConvergence(t *testing.T) {
 // workspace is warm (it never materialises the channel on the way).
 func TestIBUOnBAAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(39, 40))
-	g, _ := NewGrid(7, 9)
-	prior := randPrior(rng, g.Len(), 0.2)
-	b, err := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
+	g, prior := randCity(t, rng, 7, 9, 0.2)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 5})
 	q := randPrior(rng, g.Len(), 0.3)
 	var ws IBUWorkspace
 	dst := make([]float64, g.Len())

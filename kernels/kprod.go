@@ -719,13 +719,7 @@ func (kp *kprod) maxChange(c, iz, cp, izp []float64, uniformPrev bool) float64 {
 	}
 	m := kp.len()
 	u := 1 / float64(m)
-	cmax, cpmax := 0.0, 0.0
-	for y := range m {
-		cmax = max(cmax, c[y])
-		if !uniformPrev {
-			cpmax = max(cpmax, cp[y])
-		}
-	}
+	cmax, cpmax := factorMax(c[:m], cp, 0, uniformPrev)
 	st := kp.st
 	return kp.prunedMax(func(x int) float64 {
 		return math.Log(max(cmax*iz[x], cpmax*izp[x]))
@@ -745,13 +739,7 @@ func (kp *kprod) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) floa
 	}
 	m := kp.len()
 	u := 1 / float64(m)
-	lcmax, lcpmax := math.Inf(-1), math.Inf(-1)
-	for y := range m {
-		lcmax = max(lcmax, lc[y])
-		if !uniformPrev {
-			lcpmax = max(lcpmax, lcp[y])
-		}
-	}
+	lcmax, lcpmax := factorMax(lc[:m], lcp, math.Inf(-1), uniformPrev)
 	st := kp.st
 	return kp.prunedMax(func(x int) float64 {
 		if uniformPrev {
@@ -766,6 +754,20 @@ func (kp *kprod) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) floa
 		}
 		return math.Abs(math.Exp(lc[y]+lk-lz[x]) - prev)
 	}, uniformPrev)
+}
+
+// factorMax returns the largest entry of the new factor c and, unless
+// uniformPrev (when cp is not read), of the previous factor cp over the
+// same cells, each starting from lo: 0 for factors, -Inf for their logs.
+func factorMax(c, cp []float64, lo float64, uniformPrev bool) (cmax, cpmax float64) {
+	cmax, cpmax = lo, lo
+	for y, v := range c {
+		cmax = max(cmax, v)
+		if !uniformPrev {
+			cpmax = max(cpmax, cp[y])
+		}
+	}
+	return cmax, cpmax
 }
 
 // prunedMax returns max over cells x, y of entry(x, y, |rx-ry|, |cx-cy|)

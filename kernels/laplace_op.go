@@ -72,15 +72,21 @@ func (l *LaplaceOp) check() error {
 	return nil
 }
 
+// checkVectors checks that l was built by NewLaplaceOp and that dst and v
+// have the lengths nDst and nV that the product named op needs.
+func (l *LaplaceOp) checkVectors(op string, dst, v []float64, nDst, nV int) error {
+	if err := l.check(); err != nil {
+		return err
+	}
+	return checkApply(op, dst, v, nDst, nV)
+}
+
 // Grids implements ChannelOp.
 func (l *LaplaceOp) Grids() (in, out Grid) { return l.In, l.Out }
 
 // Apply implements ChannelOp.
 func (l *LaplaceOp) Apply(dst, v []float64) error {
-	if err := l.check(); err != nil {
-		return err
-	}
-	if err := checkApply("apply", dst, v, l.In.Len(), l.Out.Len()); err != nil {
+	if err := l.checkVectors("apply", dst, v, l.In.Len(), l.Out.Len()); err != nil {
 		return err
 	}
 	l.f.apply(dst, v)
@@ -89,10 +95,7 @@ func (l *LaplaceOp) Apply(dst, v []float64) error {
 
 // ApplyT implements ChannelOp.
 func (l *LaplaceOp) ApplyT(dst, u []float64) error {
-	if err := l.check(); err != nil {
-		return err
-	}
-	if err := checkApply("apply transpose", dst, u, l.Out.Len(), l.In.Len()); err != nil {
+	if err := l.checkVectors("apply transpose", dst, u, l.Out.Len(), l.In.Len()); err != nil {
 		return err
 	}
 	l.f.applyT(dst, u)

@@ -28,10 +28,7 @@ func TestMAPGuessOpIsMAP(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 14))
 	g, _ := NewGrid(33, 34)
 	prior := mapPrior(rng, g)
-	ba, err := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ba := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 10})
 	wide := g.Widen(3)
 	lap, _ := NewLaplaceOp(g, wide, 1.3)
 	lapDense, _ := Laplace(g, wide, 1.3)

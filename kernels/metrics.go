@@ -22,18 +22,27 @@ func AvgDistortion(prior []float64, ch *Channel) (float64, error) {
 		return 0, err
 	}
 	od := newOffsetDist(ch.In, ch.Out)
+	return priorMean(prior, ch, func(x int, row []float64) float64 {
+		s := 0.0
+		for y, v := range row {
+			s += v * od.at(x, y)
+		}
+		return s
+	}), nil
+}
+
+// priorMean returns the sum over the input cells x with prior(x) > 0 of
+// prior(x) f(x, C[x,:]): the prior's mean of a per-row quantity, which
+// need not be defined on rows the prior never draws.
+func priorMean(prior []float64, ch *Channel, f func(x int, row []float64) float64) float64 {
 	total := 0.0
 	for x, p := range prior {
 		if p == 0 {
 			continue
 		}
-		s := 0.0
-		for y, v := range ch.Row(x) {
-			s += v * od.at(x, y)
-		}
-		total += p * s
+		total += p * f(x, ch.Row(x))
 	}
-	return total, nil
+	return total
 }
 
 // Marginal returns the report distribution q = prior C.
@@ -62,19 +71,15 @@ func MutualInformation(prior []float64, ch *Channel) (float64, error) {
 		return 0, err
 	}
 	q := marginal(prior, ch)
-	mi := 0.0
-	for x, p := range prior {
-		if p == 0 {
-			continue
-		}
+	mi := priorMean(prior, ch, func(_ int, row []float64) float64 {
 		s := 0.0
-		for y, v := range ch.Row(x) {
+		for y, v := range row {
 			if v > 0 {
 				s += v * log(v/q[y])
 			}
 		}
-		mi += p * s
-	}
+		return s
+	})
 	// Rounding can leave a tiny negative value for independent X and Y.
 	return max(mi, 0), nil
 }

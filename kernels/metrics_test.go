@@ -172,10 +172,7 @@ func TestBayesErrorBruteForce(t *testing.T) {
 // on the Paris grid.
 func TestBAInvertible(t *testing.T) {
 	g, counts := loadCity(t, "paris")
-	b, err := BA(g, cityPrior(counts), BAConfig{Beta: 1, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, cityPrior(counts), BAConfig{Beta: 1, Iterations: 10})
 	s, err := MinSingularValue(b.Channel())
 	if err != nil {
 		t.Fatal(err)

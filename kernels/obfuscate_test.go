@@ -104,9 +104,8 @@ func controlEps(b eqBins, counts []int, ch *Channel, n float64) float64 {
 // than one multinomial's, so the chi-square quantile is conservative here.
 func TestObfuscateDistribution(t *testing.T) {
 	rng := rand.New(rand.NewPCG(63, 64))
-	g, _ := NewGrid(6, 7)
-	prior := randPrior(rng, g.Len(), 0.2)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	g, prior := randCity(t, rng, 6, 7, 0.2)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 10})
 	lap, _ := Laplace(g, g.Widen(2), 0.9)
 	for _, tc := range []struct {
 		name string

@@ -10,6 +10,17 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
+// islandCity is a rows x cols grid with a random islandPrior on it, the
+// setting of the operator tests.
+func islandCity(t testing.TB, rng *rand.Rand, rows, cols int) (Grid, []float64) {
+	t.Helper()
+	g, err := NewGrid(rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g, islandPrior(rng, rows, cols)
+}
+
 // islandPrior is islandVec normalised: a distribution with a deserted
 // block.
 func islandPrior(rng *rand.Rand, R, C int) []float64 {
@@ -56,13 +67,9 @@ func opCases(t *testing.T, rng *rand.Rand) []opCase {
 	t.Helper()
 	var cases []opCase
 	for _, sz := range [][2]int{{5, 7}, {32, 36}} {
-		g, _ := NewGrid(sz[0], sz[1])
-		prior := islandPrior(rng, g.Rows, g.Cols)
+		g, prior := islandCity(t, rng, sz[0], sz[1])
 		for _, beta := range []float64{0.3, 1.5} {
-			b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 6})
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 6})
 			cases = append(cases, opCase{fmt.Sprintf("ba %v beta=%v", g, beta), b, b.Channel()})
 		}
 		for _, w := range []int{0, 3} {
@@ -223,14 +230,10 @@ func TestGIBUOp(t *testing.T) {
 // perturbed by 5% is rejected, so the test has power.
 func TestSampleRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(75, 76))
-	g, _ := NewGrid(24, 30)
-	prior := islandPrior(rng, g.Rows, g.Cols)
+	g, prior := islandCity(t, rng, 24, 30)
 	var ops []opCase
 	for _, beta := range []float64{0.05, 0.4, 3} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 8})
 		ops = append(ops, opCase{fmt.Sprintf("ba beta=%v", beta), b, b.Channel()})
 	}
 	lap, _ := NewLaplaceOp(g, g.Widen(4), 0.3)
@@ -291,16 +294,12 @@ func TestSampleRows(t *testing.T) {
 // repetitions), on a grid of 1,080 cells (the FFT path).
 func TestObfuscateOpMatchesDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(77, 78))
-	g, _ := NewGrid(30, 36)
-	prior := islandPrior(rng, g.Rows, g.Cols)
+	g, prior := islandCity(t, rng, 30, 36)
 	counts := make([]int, g.Len())
 	for x, p := range prior {
 		counts[x] = int(p * 30000)
 	}
-	b, err := BA(g, prior, BAConfig{Beta: 0.8, Iterations: 10})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.8, Iterations: 10})
 	dense := b.Channel()
 	const reps = 20
 	a, d := make([]float64, g.Len()), make([]float64, g.Len())
@@ -348,8 +347,7 @@ func TestObfuscateOpMatchesDense(t *testing.T) {
 // beta the linear domain fails and both runs end in the log domain.
 func TestBALargeMatchesDirect(t *testing.T) {
 	rng := rand.New(rand.NewPCG(79, 80))
-	g, _ := NewGrid(34, 38)
-	prior := islandPrior(rng, g.Rows, g.Cols)
+	g, prior := islandCity(t, rng, 34, 38)
 	for _, beta := range []float64{0.05, 0.7, 3, 80} {
 		for _, iters := range []int{1, 10} {
 			var fast, slow BAWorkspace
@@ -404,13 +402,9 @@ func TestBALargeMatchesDirect(t *testing.T) {
 // written from the definition in the log domain.
 func TestIBUOnBALarge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(81, 82))
-	g, _ := NewGrid(32, 40)
-	prior := islandPrior(rng, g.Rows, g.Cols)
+	g, prior := islandCity(t, rng, 32, 40)
 	for _, beta := range []float64{0.4, 2, 25} {
-		b, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 8})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 8})
 		ch := b.Channel()
 		q, _ := Marginal(prior, ch)
 		compareIBUOnBA(t, fmt.Sprintf("beta=%v", beta), b, ch, q, prior, 300, 1e-8)
@@ -498,7 +492,7 @@ func TestOpErrors(t *testing.T) {
 	rng := rand.New(rand.NewPCG(83, 84))
 	g, _ := NewGrid(4, 5)
 	m := g.Len()
-	b, _ := BA(g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
+	b := mustBA(t, g, uniform(m), BAConfig{Beta: 1, Iterations: 2})
 	lap, _ := NewLaplaceOp(g, g.Widen(1), 1)
 	rr, _ := NewRROp(g, 1)
 	oneLine := func(name string, err error) {
@@ -556,10 +550,7 @@ func TestOpErrors(t *testing.T) {
 	_, err = AvgDistortionOp(uniform(m), fakeOp{rr})
 	oneLine("metrics of an unknown operator", err)
 	big, _ := NewGrid(200, 200)
-	bb, err := BA(big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bb := mustBA(t, big, uniform(big.Len()), BAConfig{Beta: 1, Iterations: 1})
 	_, err = bb.Dense()
 	oneLine("dense 200x200 BA channel", err)
 	if bb.Channel() != nil {
@@ -575,9 +566,8 @@ type fakeOp struct{ ChannelOp }
 // dense functions on its channel, random draws included.
 func TestOpsSmallAreDense(t *testing.T) {
 	rng := rand.New(rand.NewPCG(85, 86))
-	g, _ := NewGrid(11, 15)
-	prior := islandPrior(rng, g.Rows, g.Cols)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 10})
+	g, prior := islandCity(t, rng, 11, 15)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 10})
 	lap, _ := NewLaplaceOp(g, g.Widen(5), 1.1)
 	lapD, _ := Laplace(g, g.Widen(5), 1.1)
 	rr, _ := NewRROp(g, 1.5)
@@ -619,9 +609,8 @@ func TestOpsSmallAreDense(t *testing.T) {
 // a single goroutine.
 func TestOpsConcurrent(t *testing.T) {
 	rng := rand.New(rand.NewPCG(87, 88))
-	g, _ := NewGrid(32, 40)
-	prior := islandPrior(rng, g.Rows, g.Cols)
-	b, _ := BA(g, prior, BAConfig{Beta: 0.9, Iterations: 5})
+	g, prior := islandCity(t, rng, 32, 40)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 5})
 	lap, _ := NewLaplaceOp(g, g.Widen(2), 0.9)
 	for _, op := range []ChannelOp{b, lap} {
 		in, out := op.Grids()
@@ -676,10 +665,7 @@ func TestOpProductsIndependentOfHistory(t *testing.T) {
 	prior := islandPrior(rng, R, C)
 	g := Grid{Rows: R, Cols: C}
 	for _, beta := range []float64{0.5, 4} {
-		ba, err := BA(g, prior, BAConfig{Beta: beta, Iterations: 3})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ba := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 3})
 		m := g.Len()
 		smooth := make([]float64, m)
 		for i := range smooth {

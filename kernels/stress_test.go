@@ -37,6 +37,23 @@ func stFinite(t *testing.T, what string, v []float64) {
 	}
 }
 
+// stEstimate runs iters IBU iterations on the report distribution q
+// through ch, checks that the estimate is a distribution on g's cells and
+// returns it with its EMD to prior.
+func stEstimate(t *testing.T, g kernels.Grid, prior []float64, ch *kernels.Channel, q []float64, iters int) ([]float64, float64) {
+	t.Helper()
+	est, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: iters})
+	if err != nil {
+		t.Fatalf("IBU: %v", err)
+	}
+	stDist(t, "IBU estimate", est, g.Len())
+	d, err := kernels.EMD(g, prior, g, est)
+	if err != nil {
+		t.Fatalf("EMD(prior, estimate): %v", err)
+	}
+	return est, d
+}
+
 // stDist fails unless p is a distribution over n cells (entries finite and
 // >= 0, sum 1 within 1e-9 * n).
 func stDist(t *testing.T, what string, p []float64, n int) {
@@ -160,15 +177,7 @@ func stressCase(t *testing.T, g kernels.Grid, prior []float64, point int, beta f
 			t.Fatalf("marginal: %v", err)
 		}
 		stDist(t, "report distribution", q, m)
-		est, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: 5})
-		if err != nil {
-			t.Fatalf("IBU: %v", err)
-		}
-		stDist(t, "IBU estimate", est, m)
-		emdEst, err := kernels.EMD(g, prior, g, est)
-		if err != nil {
-			t.Fatalf("EMD(prior, estimate): %v", err)
-		}
+		est, emdEst := stEstimate(t, g, prior, ch, q, 5)
 		if point >= 0 {
 			want := stEMDFromPoint(g, point, g, est)
 			if math.Abs(emdEst-want) > 1e-9*(1+want) {
@@ -374,15 +383,7 @@ func TestStressLargeGrid(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			est, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: 3})
-			if err != nil {
-				t.Fatalf("IBU: %v", err)
-			}
-			stDist(t, "IBU estimate", est, m)
-			d, err := kernels.EMD(g, prior, g, est)
-			if err != nil {
-				t.Fatalf("EMD: %v", err)
-			}
+			est, d := stEstimate(t, g, prior, ch, q, 3)
 			if want := stEMDFromPoint(g, corner, g, est); math.Abs(d-want) > 1e-9*(1+want) {
 				t.Fatalf("EMD from the corner = %v, closed form %v", d, want)
 			}

@@ -40,10 +40,7 @@ func TestSingularBoundsBracketSVD(t *testing.T) {
 	} {
 		g, _ := NewGrid(tc.R, tc.C)
 		prior := svPrior(rng, tc.R, tc.C)
-		b, err := BA(g, prior, BAConfig{Beta: tc.beta, Iterations: tc.iters})
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := mustBA(t, g, prior, BAConfig{Beta: tc.beta, Iterations: tc.iters})
 		lo, hi, err := b.SingularBounds()
 		if err != nil {
 			t.Fatal(err)
@@ -109,10 +106,7 @@ func TestKernelEigenLowerBound(t *testing.T) {
 func TestSingularBoundsLargeGrid(t *testing.T) {
 	g, _ := NewGrid(150, 160) // 24,000 cells: beyond the dense cap
 	prior := svPrior(rand.New(rand.NewPCG(1, 2)), g.Rows, g.Cols)
-	b, err := BA(g, prior, BAConfig{Beta: 0.7, Iterations: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.7, Iterations: 3})
 	if b.Channel() != nil {
 		t.Fatal("the dense channel exists above MaxDenseCells")
 	}

@@ -159,10 +159,7 @@ func TestTightEpsExpMatchesBruteForce(t *testing.T) {
 		for i := range prior {
 			prior[i] /= s
 		}
-		ba, err := BA(g, prior, BAConfig{Beta: k, Iterations: 1 + rng.IntN(10)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		ba := mustBA(t, g, prior, BAConfig{Beta: k, Iterations: 1 + rng.IntN(10)})
 		lapW, err := Laplace(g, g.Widen(rng.IntN(4)), k)
 		if err != nil {
 			t.Fatal(err)

@@ -57,14 +57,27 @@ func bbox(sets ...[]image.Point) image.Rectangle {
 	return r
 }
 
+// badInput is a case of the bad-input tests: data and options that a
+// figure constructor must refuse.
+type badInput[D, O any] struct {
+	name string
+	data D
+	opt  O
+}
+
+// wantRejected fails the test, naming the call what, unless a figure
+// constructor refused its input: an error and no figure.
+func wantRejected(t *testing.T, what string, f *Figure, err error) {
+	t.Helper()
+	if err == nil || f != nil {
+		t.Errorf("%s: got figure %v, err %v; want an error", what, f, err)
+	}
+}
+
 func TestHeatmapsBadInput(t *testing.T) {
 	ok := GridMap{Rows: 2, Cols: 3, Values: []float64{1, 2, 3, 4, 5, 6}}
 	nan := math.NaN()
-	cases := []struct {
-		name   string
-		panels []GridMap
-		opt    HeatOptions
-	}{
+	cases := []badInput[[]GridMap, HeatOptions]{
 		{"no panels", nil, HeatOptions{}},
 		{"length mismatch", []GridMap{{Rows: 2, Cols: 3, Values: []float64{1, 2, 3}}}, HeatOptions{}},
 		{"zero rows", []GridMap{{Rows: 0, Cols: 3}}, HeatOptions{}},
@@ -79,20 +92,14 @@ func TestHeatmapsBadInput(t *testing.T) {
 		{"negative log floor", []GridMap{ok}, HeatOptions{Log: true, LogFloor: -1}},
 	}
 	for _, tc := range cases {
-		f, err := Heatmaps("t", tc.panels, tc.opt)
-		if err == nil || f != nil {
-			t.Errorf("%s: got figure %v, err %v; want an error", tc.name, f, err)
-		}
+		f, err := Heatmaps("t", tc.data, tc.opt)
+		wantRejected(t, tc.name, f, err)
 	}
 }
 
 func TestLinesBadInput(t *testing.T) {
 	nan := math.NaN()
-	cases := []struct {
-		name   string
-		series []Series
-		opt    LineOptions
-	}{
+	cases := []badInput[[]Series, LineOptions]{
 		{"no series", nil, LineOptions{}},
 		{"empty series", []Series{{Name: "a"}}, LineOptions{}},
 		{"x/y mismatch", []Series{{X: []float64{1, 2}, Y: []float64{1}}}, LineOptions{}},
@@ -104,29 +111,21 @@ func TestLinesBadInput(t *testing.T) {
 		{"log x of negative", []Series{{X: []float64{-1, 2}, Y: []float64{1, 2}}}, LineOptions{LogX: true}},
 	}
 	for _, tc := range cases {
-		if f, err := Lines("t", tc.series, tc.opt); err == nil || f != nil {
-			t.Errorf("Lines %s: got figure %v, err %v; want an error", tc.name, f, err)
-		}
-		if f, err := LinePanels("t", []Panel{{Title: "p", Series: tc.series, Opt: tc.opt}}, 1); err == nil || f != nil {
-			t.Errorf("LinePanels %s: got figure %v, err %v; want an error", tc.name, f, err)
-		}
+		f, err := Lines("t", tc.data, tc.opt)
+		wantRejected(t, "Lines "+tc.name, f, err)
+		f, err = LinePanels("t", []Panel{{Title: "p", Series: tc.data, Opt: tc.opt}}, 1)
+		wantRejected(t, "LinePanels "+tc.name, f, err)
 	}
 	good := []Series{{X: []float64{1}, Y: []float64{1}}}
-	if _, err := LinePanels("t", nil, 1); err == nil {
-		t.Error("LinePanels with no panels: want an error")
-	}
-	if _, err := LinePanels("t", []Panel{{Series: good}}, -1); err == nil {
-		t.Error("LinePanels with negative columns: want an error")
-	}
+	f, err := LinePanels("t", nil, 1)
+	wantRejected(t, "LinePanels with no panels", f, err)
+	f, err = LinePanels("t", []Panel{{Series: good}}, -1)
+	wantRejected(t, "LinePanels with negative columns", f, err)
 }
 
 func TestScatterBadInput(t *testing.T) {
 	nan := math.NaN()
-	cases := []struct {
-		name string
-		sets []PointSet
-		opt  ScatterOptions
-	}{
+	cases := []badInput[[]PointSet, ScatterOptions]{
 		{"no sets", nil, ScatterOptions{}},
 		{"mismatch", []PointSet{{X: []float64{1, 2}, Y: []float64{1}}}, ScatterOptions{}},
 		{"empty", []PointSet{{Name: "e"}}, ScatterOptions{}},
@@ -135,16 +134,13 @@ func TestScatterBadInput(t *testing.T) {
 		{"negative aspect", []PointSet{{X: []float64{1}, Y: []float64{1}}}, ScatterOptions{Aspect: -1}},
 	}
 	for _, tc := range cases {
-		if f, err := ScatterWith("t", "x", "y", tc.sets, tc.opt); err == nil || f != nil {
-			t.Errorf("%s: got figure %v, err %v; want an error", tc.name, f, err)
-		}
+		f, err := ScatterWith("t", "x", "y", tc.data, tc.opt)
+		wantRejected(t, tc.name, f, err)
 	}
-	if _, err := Scatter("t", "x", "y", nil); err == nil {
-		t.Error("Scatter with no sets: want an error")
-	}
-	if _, err := ScatterPanels("t", nil, 0); err == nil {
-		t.Error("ScatterPanels with no panels: want an error")
-	}
+	f, err := Scatter("t", "x", "y", nil)
+	wantRejected(t, "Scatter with no sets", f, err)
+	f, err = ScatterPanels("t", nil, 0)
+	wantRejected(t, "ScatterPanels with no panels", f, err)
 }
 
 func TestEncodeFormats(t *testing.T) {

@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -19,6 +20,19 @@ import (
 // the improvements the near-tie tests plant (>= 1e-10*C), so a solver that
 // stops early with those left is caught.
 const certTol = 1e-11
+
+// mustCertify stops the test, naming what was solved, unless the solve
+// succeeded (err == nil) and res carries a valid optimality certificate
+// for a, b and cost.
+func mustCertify(t *testing.T, what string, a, b []float64, cost func(i, j int) float64, res Result, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	if err := certificate(a, b, cost, res); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
 
 // certificate checks res (from a Solver with Duals) as a proof that
 // res.Cost is the optimal cost of moving a onto b at cost(i, j) per unit
@@ -85,24 +99,14 @@ func TestCertificatePoints(t *testing.T) {
 		bx, by := randPoints(rng, m, trial%3 > 0)
 		a, b := randDist(rng, n, trial%2 == 0, trial%5 == 0), randDist(rng, m, trial%4 == 0, false)
 		res, err := s.SolvePoints(ax, ay, a, bx, by, b)
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		if err := certificate(a, b, euclidCost(ax, ay, bx, by), res); err != nil {
-			t.Fatalf("trial %d SolvePoints (%dx%d): %v", trial, n, m, err)
-		}
+		mustCertify(t, fmt.Sprintf("trial %d SolvePoints (%dx%d)", trial, n, m), a, b, euclidCost(ax, ay, bx, by), res, err)
 		// The same masses on one list of points (a's then b's).
 		x, y := append(append([]float64(nil), ax...), bx...), append(append([]float64(nil), ay...), by...)
 		pa, pb := make([]float64, n+m), make([]float64, n+m)
 		copy(pa, a)
 		copy(pb[n:], b)
 		com, err := s.SolveCommon(x, y, pa, pb)
-		if err != nil {
-			t.Fatalf("trial %d: %v", trial, err)
-		}
-		if err := certificate(pa, pb, euclidCost(x, y, x, y), com); err != nil {
-			t.Fatalf("trial %d SolveCommon: %v", trial, err)
-		}
+		mustCertify(t, fmt.Sprintf("trial %d SolveCommon", trial), pa, pb, euclidCost(x, y, x, y), com, err)
 		if math.Abs(com.Cost-res.Cost) > 1e-12 {
 			t.Fatalf("trial %d: SolveCommon %v, SolvePoints %v", trial, com.Cost, res.Cost)
 		}
@@ -114,11 +118,7 @@ func TestCertificatePoints(t *testing.T) {
 // that their potentials come from the c-transform.
 func TestCertificateGrid(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 46))
-	x, y := gridPoints(6, 7)
-	pts, err := NewPoints(x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y, pts := gridPointSet(t, 6, 7)
 	cost := euclidCost(x, y, x, y)
 	for trial := range 40 {
 		p, q := randDist(rng, len(x), true, false), randDist(rng, len(x), true, trial%2 == 0)
@@ -131,21 +131,11 @@ func TestCertificateGrid(t *testing.T) {
 		for _, path := range []int{pathDense, pathSparse} {
 			s := Solver{Duals: true, path: path}
 			res, err := s.SolveCommon(x, y, p, q)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := certificate(p, q, cost, res); err != nil {
-				t.Fatalf("trial %d path %d: %v", trial, path, err)
-			}
+			mustCertify(t, fmt.Sprintf("trial %d path %d", trial, path), p, q, cost, res, err)
 		}
 		s := Solver{Duals: true}
 		on, err := s.SolveOn(pts, p, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := certificate(p, q, cost, on); err != nil {
-			t.Fatalf("trial %d SolveOn: %v", trial, err)
-		}
+		mustCertify(t, fmt.Sprintf("trial %d SolveOn", trial), p, q, cost, on, err)
 	}
 }
 
@@ -346,20 +336,10 @@ func TestCertificateRescaled(t *testing.T) {
 		}
 		s := Solver{Duals: true, path: []int{pathDense, pathSparse}[trial%2]}
 		res, err := s.SolvePoints(ax, ay, a, bx, by, b)
-		if err != nil {
-			t.Fatal(err)
-		}
 		cost := euclidCost(ax, ay, bx, by)
-		if err := certificate(a, b, cost, res); err != nil {
-			t.Fatalf("trial %d SolvePoints: %v", trial, err)
-		}
+		mustCertify(t, fmt.Sprintf("trial %d SolvePoints", trial), a, b, cost, res, err)
 		gen, err := s.Solve(a, b, cost)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := certificate(a, b, cost, gen); err != nil {
-			t.Fatalf("trial %d Solve: %v", trial, err)
-		}
+		mustCertify(t, fmt.Sprintf("trial %d Solve", trial), a, b, cost, gen, err)
 	}
 }
 

@@ -254,6 +254,18 @@ func gridPoints(r, c int) (x, y []float64) {
 	return x, y
 }
 
+// gridPointSet is gridPoints(r, c) with the tabulated distances of
+// NewPoints on those points, for the SolveOn tests.
+func gridPointSet(t *testing.T, r, c int) (x, y []float64, pts *Points) {
+	t.Helper()
+	x, y = gridPoints(r, c)
+	pts, err := NewPoints(x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, y, pts
+}
+
 func TestMetricProperties(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	x, y := gridPoints(6, 7)

@@ -7,15 +7,25 @@ import (
 	"testing"
 )
 
+// pointTrials calls f for trials random point sets (randPoints, on the
+// lattice on even trials) of 1 to maxN points each, drawn from the PCG
+// stream seeded with seed1, seed2, which f may draw from too.
+func pointTrials(seed1, seed2 uint64, trials, maxN int, f func(trial int, rng *rand.Rand, x, y []float64)) {
+	rng := rand.New(rand.NewPCG(seed1, seed2))
+	for trial := range trials {
+		n := 1 + rng.IntN(maxN)
+		x, y := randPoints(rng, n, trial%2 == 0)
+		f(trial, rng, x, y)
+	}
+}
+
 // TestKDTreeSearch checks the weighted k-nearest search against brute
 // force: the keys found are the k least below the threshold.
 func TestKDTreeSearch(t *testing.T) {
-	rng := rand.New(rand.NewPCG(51, 52))
 	var tr kdTree
 	var h kbest
-	for trial := range 300 {
-		n := 1 + rng.IntN(60)
-		x, y := randPoints(rng, n, trial%2 == 0)
+	pointTrials(51, 52, 300, 60, func(trial int, rng *rand.Rand, x, y []float64) {
+		n := len(x)
 		var idx []int32 // a subset of the points, or all
 		if trial%3 == 0 {
 			for p := range n {
@@ -87,7 +97,7 @@ func TestKDTreeSearch(t *testing.T) {
 				t.Fatalf("trial %d (n=%d k=%d thr=%v): got keys %v, want %v", trial, n, k, thr, got, want)
 			}
 		}
-	}
+	})
 	tr.build(nil, nil, []int32{})
 	h.reset(3, math.Inf(1))
 	tr.search(0, 0, &h)
@@ -101,11 +111,9 @@ func TestKDTreeSearch(t *testing.T) {
 // on ties), points tied on that coordinate ordered by index, leaves of at
 // most kdLeaf points, exact bounding boxes and least weights.
 func TestKDTreeStructure(t *testing.T) {
-	rng := rand.New(rand.NewPCG(61, 62))
 	var tr kdTree
-	for trial := range 100 {
-		n := 1 + rng.IntN(80)
-		x, y := randPoints(rng, n, trial%2 == 0)
+	pointTrials(61, 62, 100, 80, func(trial int, rng *rand.Rand, x, y []float64) {
+		n := len(x)
 		if trial%5 == 0 {
 			for p := range x {
 				x[p] = y[p] // all on the diagonal: square boxes, ties
@@ -162,7 +170,7 @@ func TestKDTreeStructure(t *testing.T) {
 				}
 			}
 		}
-	}
+	})
 }
 
 // TestBoxDist: the bound is exactly the distance to the box, and no more
@@ -185,12 +193,10 @@ func TestBoxDist(t *testing.T) {
 // none is left, searches find only the others, and every node's least
 // weight is that of its points.
 func TestKDTreeRemove(t *testing.T) {
-	rng := rand.New(rand.NewPCG(75, 76))
 	var tr kdTree
 	var h kbest
-	for trial := range 100 {
-		n := 1 + rng.IntN(60)
-		x, y := randPoints(rng, n, trial%2 == 0)
+	pointTrials(75, 76, 100, 60, func(trial int, rng *rand.Rand, x, y []float64) {
+		n := len(x)
 		tr.build(x, y, nil)
 		w := make([]float64, n)
 		tr.setWeights(w)
@@ -225,5 +231,5 @@ func TestKDTreeRemove(t *testing.T) {
 				t.Fatalf("trial %d: nearest live point %v (key %v), want key %v", trial, h.idx, h.key, best)
 			}
 		}
-	}
+	})
 }

@@ -50,11 +50,7 @@ func TestArgminBelow(t *testing.T) {
 // empty cells and shared mass, and that it rejects mismatched input.
 func TestSolveOn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 13))
-	x, y := gridPoints(7, 9)
-	pts, err := NewPoints(x, y)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x, y, pts := gridPointSet(t, 7, 9)
 	var s1, s2 Solver
 	for trial := 0; trial < 50; trial++ {
 		a, b := make([]float64, len(x)), make([]float64, len(x))

@@ -224,13 +224,23 @@ func (def) Finish(_ context.Context, p *Params, out *harness.Output) (harness.Se
 
 // verdictCell is a side's verdict, or what stands for it.
 func verdictCell(f Found) string {
-	switch {
-	case f.NotCheckedHere:
-		return "not checked"
-	case f.Missing != "":
-		return "not run"
+	if s, ok := noVerdict(f, "not checked"); ok {
+		return s
 	}
 	return f.Verdict
+}
+
+// noVerdict says what stands for a side without a verdict: notChecked
+// when the paper does not check the claim on that grid, "not run" when
+// its experiment is missing; ok is false when the side has a verdict.
+func noVerdict(f Found, notChecked string) (s string, ok bool) {
+	switch {
+	case f.NotCheckedHere:
+		return notChecked, true
+	case f.Missing != "":
+		return "not run", true
+	}
+	return "", false
 }
 
 // sortedKeys returns m's keys in order.

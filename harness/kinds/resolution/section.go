@@ -121,11 +121,8 @@ func cellList(p *Params) string {
 
 // cell is a verdict cell of the table.
 func cell(f Found) string {
-	switch {
-	case f.NotCheckedHere:
-		return "not checked by the paper here"
-	case f.Missing != "":
-		return "not run"
+	if s, ok := noVerdict(f, "not checked by the paper here"); ok {
+		return s
 	}
 	return fmt.Sprintf("**%s** (`%s`)", f.Verdict, f.Experiment)
 }
@@ -188,6 +185,22 @@ func writePairTable(b *strings.Builder, d pairData, header []string, rows [][]st
 	b.WriteString("\n")
 }
 
+// writePairs writes a figure's comparison in metres: nothing when there
+// are no pairs, else intro and then, pair by pair, why it has no table
+// (missingNote) or its table of header and the rows that rows builds.
+func writePairs(b *strings.Builder, intro string, ds []pairData, header []string, rows func(d pairData) [][]string) {
+	if len(ds) == 0 {
+		return
+	}
+	b.WriteString(intro)
+	for _, d := range ds {
+		if missingNote(b, d) {
+			continue
+		}
+		writePairTable(b, d, header, rows(d))
+	}
+}
+
 // better names the smaller of BA's and LAP's EMD.
 func better(ba, lap float64, ok bool) string {
 	switch {
@@ -202,27 +215,20 @@ func better(ba, lap float64, ok bool) string {
 }
 
 func (m *metres) writeBAvsLAP(b *strings.Builder) {
-	if len(m.bavslap) == 0 {
-		return
-	}
-	b.WriteString("**BA vs LAP (Fig. 3)**: mean EMD of the IBU estimate to the prior, LAP at BA's tight epsilon, at the same beta per km.\n\n")
-	b.WriteString("![BA vs LAP at both resolutions](ba-vs-lap-metres.png)\n\n")
-	for _, d := range m.bavslap {
-		if missingNote(b, d) {
-			continue
-		}
-		var rows [][]string
-		for _, xy := range matched(d, "ba", "ba") {
-			pb, ok1 := value(d.Paper.Curves, "ba", xy[0])
-			pl, ok2 := value(d.Paper.Curves, "lap", xy[0])
-			fb, ok3 := value(d.Fine.Curves, "ba", xy[1])
-			fl, ok4 := value(d.Fine.Curves, "lap", xy[1])
-			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pb, ok1), num(pl, ok2), better(pb, pl, ok1 && ok2),
-				num(fb, ok3), num(fl, ok4), better(fb, fl, ok3 && ok4)})
-		}
-		writePairTable(b, d, []string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better",
-			"fine BA (m)", "fine LAP (m)", "fine: better"}, rows)
-	}
+	writePairs(b, "**BA vs LAP (Fig. 3)**: mean EMD of the IBU estimate to the prior, LAP at BA's tight epsilon, at the same beta per km.\n\n"+
+		"![BA vs LAP at both resolutions](ba-vs-lap-metres.png)\n\n", m.bavslap,
+		[]string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better", "fine BA (m)", "fine LAP (m)", "fine: better"},
+		func(d pairData) (rows [][]string) {
+			for _, xy := range matched(d, "ba", "ba") {
+				pb, ok1 := value(d.Paper.Curves, "ba", xy[0])
+				pl, ok2 := value(d.Paper.Curves, "lap", xy[0])
+				fb, ok3 := value(d.Fine.Curves, "ba", xy[1])
+				fl, ok4 := value(d.Fine.Curves, "lap", xy[1])
+				rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pb, ok1), num(pl, ok2), better(pb, pl, ok1 && ok2),
+					num(fb, ok3), num(fl, ok4), better(fb, fl, ok3 && ok4)})
+			}
+			return rows
+		})
 }
 
 func (m *metres) writePRIVIC(b *strings.Builder) {
@@ -268,22 +274,16 @@ func (m *metres) writePRIVIC(b *strings.Builder) {
 }
 
 func (m *metres) writeSweep(b *strings.Builder) {
-	if len(m.sweep) == 0 {
-		return
-	}
-	b.WriteString("**Beta sweep (Fig. 10)**: mean EMD to the prior after the last cycle.\n\n")
-	for _, d := range m.sweep {
-		if missingNote(b, d) {
-			continue
-		}
-		var rows [][]string
-		for _, xy := range matched(d, "last-cycle", "last-cycle") {
-			pv, _ := value(d.Paper.Curves, "last-cycle", xy[0])
-			fv, _ := value(d.Fine.Curves, "last-cycle", xy[1])
-			rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pv, true), num(fv, true), harness.FormatSig(fv/pv, 3)})
-		}
-		writePairTable(b, d, []string{"beta per km", "paper (m)", "fine (m)", "fine / paper"}, rows)
-	}
+	writePairs(b, "**Beta sweep (Fig. 10)**: mean EMD to the prior after the last cycle.\n\n", m.sweep,
+		[]string{"beta per km", "paper (m)", "fine (m)", "fine / paper"},
+		func(d pairData) (rows [][]string) {
+			for _, xy := range matched(d, "last-cycle", "last-cycle") {
+				pv, _ := value(d.Paper.Curves, "last-cycle", xy[0])
+				fv, _ := value(d.Fine.Curves, "last-cycle", xy[1])
+				rows = append(rows, []string{harness.FormatSig(xy[0], 3), num(pv, true), num(fv, true), harness.FormatSig(fv/pv, 3)})
+			}
+			return rows
+		})
 }
 
 func (m *metres) writeElastic(b *strings.Builder) {

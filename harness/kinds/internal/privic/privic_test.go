@@ -252,6 +252,24 @@ func iidVariants() []Variant {
 	return vs
 }
 
+// exactIIDGroup simulates the iid variants together on ds (batches of a
+// tenth of its users) under exactFullProtocol at beta; it returns the
+// population, the configuration, the variants and their trajectories.
+func exactIIDGroup(t *testing.T, ds *datasets.Dataset, beta float64, sched Schedule) (*population, simConfig, []Variant, []*trajectory) {
+	t.Helper()
+	pop, err := populationOf(ds, 0.1, []float64{beta})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs := iidVariants()
+	cfg := exactFullProtocol(pop, beta, sched)
+	group, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pop, cfg, vs, group
+}
+
 // exactFullProtocol configures the whole protocol at beta with schedule
 // sched on exact (deterministic) batches of pop: every statistic
 // recorded, the final GIBU started from the previous estimate, the final
@@ -271,16 +289,7 @@ func exactFullProtocol(pop *population, beta float64, sched Schedule) simConfig 
 // exactly what each variant gives alone.
 func TestGroupEqualsSeparateRuns(t *testing.T) {
 	ds := tinyDataset(t)
-	pop, err := populationOf(ds, 0.1, []float64{1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := iidVariants()
-	cfg := exactFullProtocol(pop, 1, Schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100})
-	group, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pop, cfg, vs, group := exactIIDGroup(t, ds, 1, Schedule{Cycles: 4, BAIterations: 4, IBUIterations: 3, GIBUIterations: 3, MaxIterations: 100})
 	distinct := map[float64]bool{}
 	for i, v := range vs {
 		c := cfg
@@ -494,16 +503,7 @@ func TestOperatorsMatchDenseOnLargeGrid(t *testing.T) {
 		n += counts[x]
 	}
 	ds := &datasets.Dataset{Name: "large", Grid: g, Counts: counts, N: n}
-	pop, err := populationOf(ds, 0.1, []float64{0.8})
-	if err != nil {
-		t.Fatal(err)
-	}
-	vs := iidVariants()
-	cfg := exactFullProtocol(pop, 0.8, Schedule{Cycles: 3, BAIterations: 4, IBUIterations: 5, GIBUIterations: 5, MaxIterations: 100})
-	ops, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pop, cfg, vs, ops := exactIIDGroup(t, ds, 0.8, Schedule{Cycles: 3, BAIterations: 4, IBUIterations: 5, GIBUIterations: 5, MaxIterations: 100})
 	cfg.dense = true
 	dense, err := simulateGroup(context.Background(), nil, pop, cfg, vs)
 	if err != nil {
