@@ -75,20 +75,15 @@ func TestEMDCertificate(t *testing.T) {
 // emdDist draws a distribution over n cells, with exact zeros if zeros.
 func emdDist(rng *rand.Rand, n int, zeros bool) []float64 {
 	p := make([]float64, n)
-	s := 0.0
 	for i := range p {
 		if !zeros || rng.IntN(3) > 0 {
 			p[i] = rng.ExpFloat64()
 		}
-		s += p[i]
 	}
-	if s == 0 {
-		p[rng.IntN(n)], s = 1, 1
+	if !slices.ContainsFunc(p, func(v float64) bool { return v != 0 }) {
+		p[rng.IntN(n)] = 1
 	}
-	for i := range p {
-		p[i] /= s
-	}
-	return p
+	return toDist(p)
 }
 
 func TestEMDMatchesLP(t *testing.T) {
