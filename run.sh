@@ -225,8 +225,33 @@ GREMLINS_VERSION=v0.6.0
 mutate_default() {
 	echo "kernels:ba*.go,ibu*.go,obfuscate*.go,binomial*.go,tighteps*.go"
 	echo kernels/emd
-	echo kernels/mechanism
+	echo "kernels/mechanism:$MUTATE_MECH_LP"
+	echo "kernels/mechanism:$MUTATE_MECH_REST"
 	echo datasets
+}
+
+# kernels/mechanism is mutated in two scopes. Its LP files need the solver
+# build (cgo, GLPK and CLP) and the decomposition tests (20 s a run); the
+# rest is tested in 2 s without solver tags, where the package has no cgo
+# and a mutant compiles in a second.
+MUTATE_MECH_LP="lp_*.go,optimal*.go"
+MUTATE_MECH_REST="adapters.go,calibrate.go,coarse.go,elastic.go,identify.go,mechanism.go,metrics.go,operator.go,planar*.go,quad.go,rr.go,spellings.go"
+
+# mutate_opts prints the build tags, then the go test -skip pattern, for a
+# scope (tab-separated; "-" for none). PRIVIC_MUTATE_TAGS and
+# PRIVIC_MUTATE_SKIP override them.
+mutate_opts() {
+	local tags skip=-
+	tags=$(tags)
+	case "$1" in
+	"kernels/mechanism:$MUTATE_MECH_REST") tags= ;;
+	# Its slowest test (10 s) compares with the other mechanisms, which the
+	# other scope's tests cover; the LP tests that remain take 10 s.
+	"kernels/mechanism:$MUTATE_MECH_LP") skip='^TestDecomposeNoWorseThanOtherGeoIndMechanisms$' ;;
+	esac
+	tags=${PRIVIC_MUTATE_TAGS-$tags}
+	skip=${PRIVIC_MUTATE_SKIP:-$skip}
+	printf '%s\t%s\n' "${tags:--}" "$skip"
 }
 
 # ensure_gremlins prints the path of gremlins $GREMLINS_VERSION, installing
@@ -292,10 +317,15 @@ cmd_mutate() {
 	local run=${PRIVIC_MUTATE_RUN:-}
 	# -count=1: gremlins sets each mutant's timeout from the time of its
 	# coverage run, which must not be a cached result.
-	local goflags="${GOFLAGS:+$GOFLAGS }-count=1"
-	[ -z "$run" ] || goflags="$goflags -run=$run"
-	local target dir globs name start status=0
+	local target dir globs name start status=0 opts mtags skip goflags
 	for target in "${targets[@]}"; do
+		opts=$(mutate_opts "$target")
+		mtags=${opts%%$'\t'*}
+		skip=${opts#*$'\t'}
+		[ "$mtags" != - ] || mtags=
+		goflags="${GOFLAGS:+$GOFLAGS }-count=1"
+		[ -z "$run" ] || goflags="$goflags -run=$run"
+		[ "$skip" = - ] || goflags="$goflags -skip=$skip"
 		dir=${target%%:*}
 		globs=
 		[ "$dir" = "$target" ] || globs=${target#*:}
@@ -306,10 +336,10 @@ cmd_mutate() {
 		# One report per scope: file scopes of one package do not overwrite
 		# each other.
 		[ -z "$globs" ] || name="$name-$(echo "$globs" | tr -c 'A-Za-z0-9\n' '_')"
-		echo "== gremlins on ./$dir${globs:+ (files $globs)}${run:+ (tests -run $run)}, $workers worker(s); log: $out/$name.log"
+		echo "== gremlins on ./$dir${globs:+ (files $globs)}${run:+ (tests -run $run)}${mtags:+ (tags $mtags)}, $workers worker(s); log: $out/$name.log"
 		start=$(date +%s)
 		rm -f "$out/$name.json"
-		if ! GOFLAGS=$goflags "$gremlins" unleash --workers "$workers" --timeout-coefficient 5 --tags "$(tags)" \
+		if ! GOFLAGS=$goflags "$gremlins" unleash --workers "$workers" --timeout-coefficient 5 --tags "$mtags" \
 			--exclude-files "$(mutate_excludes "$dir" "$globs")" -o "$out/$name.json" "./$dir" >"$out/$name.log" 2>&1; then
 			echo "run.sh: gremlins failed on ./$dir; see $out/$name.log" >&2
 			status=1
@@ -320,7 +350,7 @@ cmd_mutate() {
 			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
 			continue
 		fi
-		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
+		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}${mtags:+ -tags $mtags}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
 	done
 	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
 	return $status
