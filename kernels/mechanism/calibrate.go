@@ -130,19 +130,19 @@ func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goa
 	if !(goal > 0) || math.IsInf(goal, 0) {
 		return nil, fmt.Errorf("calibrate %s: %v target %v: must be finite and > 0", info.Name, t, goal)
 	}
+	if !(opt.RelTol >= 0 && opt.RelTol < 1) {
+		return nil, fmt.Errorf("calibrate %s: RelTol = %v: must be in (0, 1), or 0 for the default", info.Name, opt.RelTol)
+	}
 	tol := opt.RelTol
 	if tol == 0 {
 		tol = DefaultRelTol
 	}
-	if !(tol > 0 && tol < 1) {
-		return nil, fmt.Errorf("calibrate %s: RelTol = %v: must be in (0, 1)", info.Name, opt.RelTol)
+	if opt.MaxEvals < 0 {
+		return nil, fmt.Errorf("calibrate %s: MaxEvals = %d: must be >= 0", info.Name, opt.MaxEvals)
 	}
 	maxEvals := opt.MaxEvals
 	if maxEvals == 0 {
 		maxEvals = 200
-	}
-	if maxEvals < 0 {
-		return nil, fmt.Errorf("calibrate %s: MaxEvals = %d: must be >= 0", info.Name, opt.MaxEvals)
 	}
 	if opt.Method != Bisection && opt.Method != Illinois {
 		return nil, fmt.Errorf("calibrate %s: unknown method %d", info.Name, int(opt.Method))
@@ -182,10 +182,12 @@ type calibrator struct {
 }
 
 // point is one evaluation: the parameter, the target value, f (the value
-// minus goal oriented to grow with the parameter; 0: within tolerance)
-// and the channel.
+// minus goal oriented to grow with the parameter; 0: within tolerance),
+// whether f < 0 (the value is on the private side of goal: tight eps or MI
+// below it, distortion above) and the channel.
 type point struct {
 	p, v, f float64
+	private bool
 	ch      *kernels.Channel
 	op      kernels.ChannelOp
 }
@@ -230,7 +232,7 @@ func (c *calibrator) eval(p float64) (point, error) {
 		c.best = &Calibration{Target: c.t, Goal: c.goal, Param: p, Value: v, Channel: ch, Op: op}
 		f = 0
 	}
-	return point{p, v, f, ch, op}, nil
+	return point{p, v, f, f < 0, ch, op}, nil
 }
 
 func (c *calibrator) done() *Calibration {
@@ -258,30 +260,34 @@ func (c *calibrator) run() (*Calibration, error) {
 		return c.result(err)
 	}
 	// The other end of the bracket: first the claim's other bound, then
-	// steps towards goal. For tight epsilon, which every mechanism here
-	// scales about linearly with its parameter, the step is proportional
-	// (goal/value, overshooting by 2%), so the bracket starts narrow;
-	// otherwise, and when the proportional step is unusable, a factor 4.
+	// steps towards goal. The claim's lower bound puts goal at or below
+	// goal/Lo, the other end when the first value is short of goal (and
+	// that end, within the range, is not the first point itself). For
+	// tight epsilon, which every mechanism here scales about linearly with
+	// its parameter, the step is proportional (goal/value, overshooting by
+	// 2%), so the bracket starts narrow; otherwise a factor 4, which the
+	// proportional step also comes to when the value is 0 or +Inf (r is
+	// then +Inf).
 	a, b := first, first
-	if p1 > 0 && ((first.f < 0 && p1 > p0) || (first.f > 0 && p1 < p0)) {
-		if b, err = c.eval(math.Min(math.Max(p1, lo), hi)); err != nil || b.f == 0 {
+	if p1 = math.Min(p1, hi); first.private && p1 > p0 {
+		if b, err = c.eval(p1); err != nil || b.f == 0 {
 			return c.result(err)
 		}
 	}
-	for (b.f < 0) == (first.f < 0) {
-		if (first.f < 0 && b.p >= hi) || (first.f > 0 && b.p <= lo) {
+	for b.private == first.private {
+		if (first.private && b.p >= hi) || (!first.private && b.p <= lo) {
 			return nil, c.unreachable(first, b)
 		}
 		step := 4.0
-		if c.t == TargetEps && b.v > 0 && !math.IsInf(b.v, 0) {
+		if c.t == TargetEps {
 			r := c.goal / b.v
-			if first.f > 0 {
+			if !first.private {
 				r = 1 / r
 			}
 			step = math.Min(math.Max(r*1.02, 1.02), 4)
 		}
 		next := math.Min(b.p*step, hi)
-		if first.f > 0 {
+		if !first.private {
 			next = math.Max(b.p/step, lo)
 		}
 		a = b
@@ -306,7 +312,7 @@ func (c *calibrator) run() (*Calibration, error) {
 		if !(mid > math.Min(a.p, b.p) && mid < math.Max(a.p, b.p)) || math.Abs(b.p-a.p) <= 1e-10*math.Max(a.p, b.p) {
 			if c.acceptJump {
 				priv := a
-				if b.f < 0 {
+				if b.private {
 					priv = b
 				}
 				return &Calibration{Target: c.t, Goal: c.goal, Param: priv.p, Value: priv.v, Channel: priv.ch, Op: priv.op, Evals: c.evals, Jump: true}, nil
@@ -318,7 +324,7 @@ func (c *calibrator) run() (*Calibration, error) {
 		if err != nil || m.f == 0 {
 			return c.result(err)
 		}
-		if (m.f < 0) == (a.f < 0) {
+		if m.private == a.private {
 			a, fa = m, m.f
 			if side == -1 {
 				fb /= 2 // b kept twice in a row: Illinois halving
