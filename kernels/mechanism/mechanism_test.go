@@ -245,3 +245,30 @@ func TestSameGridMechanismsRefuseOtherOutputs(t *testing.T) {
 		}
 	}
 }
+
+func TestTwoCellClaims(t *testing.T) {
+	// Two cells are the smallest grid with pairs: BA and LAP claim
+	// p <= TightEps <= 2p there (one cell claims nothing), and the channel
+	// measured by the definition honours both bounds.
+	for _, g := range []kernels.Grid{mustGrid(t, 1, 2), mustGrid(t, 2, 1)} {
+		for _, m := range []Mechanism{BA{}, LAP{}} {
+			name := m.Info().Name
+			for _, p := range []float64{0.3, 1.7} {
+				cl := m.Claim(g, g, p)
+				if cl.Lo != p || cl.Hi != 2*p {
+					t.Errorf("%s on %v at %v: claim [%v, %v], want [%v, %v]", name, g, p, cl.Lo, cl.Hi, p, 2*p)
+				}
+				ch, err := m.Channel(g, g, []float64{0.4, 0.6}, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if te := bruteTightEps(ch); te < cl.Lo*(1-1e-12) || te > cl.Hi*(1+1e-12) {
+					t.Errorf("%s on %v at %v: tight eps %v outside [%v, %v]", name, g, p, te, cl.Lo, cl.Hi)
+				}
+			}
+			if cl := m.Claim(mustGrid(t, 1, 1), mustGrid(t, 1, 1), 1); cl.Lo != 0 || cl.Hi != 0 {
+				t.Errorf("%s on one cell: claim [%v, %v], want none", name, cl.Lo, cl.Hi)
+			}
+		}
+	}
+}
