@@ -300,16 +300,20 @@ func (c *calibrator) run() (*Calibration, error) {
 	fa, fb := a.f, b.f
 	for {
 		la, lb := math.Log(a.p), math.Log(b.p)
-		u := (la + lb) / 2
+		mid := math.Exp((la + lb) / 2)
 		if c.method == Illinois {
-			if s := (la*fb - lb*fa) / (fb - fa); !math.IsNaN(s) && !math.IsInf(s, 0) && s > math.Min(la, lb) && s < math.Max(la, lb) {
-				u = s
+			// The regula falsi point, unless it is not strictly inside the
+			// bracket: not finite (NaN fails both tests, exp(±Inf) is 0 or
+			// +Inf), or rounded onto an end, which would build that end's
+			// channel again.
+			if s := math.Exp((la*fb - lb*fa) / (fb - fa)); s > math.Min(a.p, b.p) && s < math.Max(a.p, b.p) {
+				mid = s
 			}
 		}
-		mid := math.Exp(u)
 		// A bracket narrower than 1e-10 relative that still straddles goal
-		// means the quantity jumps there.
-		if !(mid > math.Min(a.p, b.p) && mid < math.Max(a.p, b.p)) || math.Abs(b.p-a.p) <= 1e-10*math.Max(a.p, b.p) {
+		// means the quantity jumps there. (The log midpoint of any wider
+		// bracket is strictly inside it.)
+		if math.Abs(b.p-a.p) <= 1e-10*math.Max(a.p, b.p) {
 			if c.acceptJump {
 				priv := a
 				if b.private {
