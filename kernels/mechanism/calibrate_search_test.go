@@ -440,3 +440,38 @@ func TestCalibrateIllinoisMatchesTextbook(t *testing.T) {
 		t.Logf("%s: p = %v after %d channels (%d refining)", tc.name, res.Param, res.Evals, len(got))
 	}
 }
+
+func TestCalibrateIllinoisSecantOnAnEnd(t *testing.T) {
+	// When one end's value dwarfs the other's, the regula falsi point
+	// rounds onto the other end: Illinois must bisect instead (neither
+	// rebuilding that end's channel nor taking the bracket for a jump),
+	// then converge. Rising: eps = (1 - 3e-6) p^1500 from p = 1 (3e-6 short
+	// of goal 1) steps to 1.02, where eps is about 8e12. Falling:
+	// distortion (1 - 3e-6) (4/p)^50 is about 1.3e30 at p = 1 and 3e-6
+	// short of goal 1 at p = 4.
+	for _, tc := range []struct {
+		t Target
+		k float64 // the exponent
+		v func(float64) float64
+	}{
+		{TargetEps, 1500, func(p float64) float64 { return (1 - 3e-6) * math.Pow(p, 1500) }},
+		{TargetDistortion, -50, func(p float64) float64 { return (1 - 3e-6) * math.Pow(4/p, 50) }},
+	} {
+		res, built, err := calibrateCurve(t, curve{value: tc.v}, tc.t, 1, CalibrateOptions{Method: Illinois})
+		if err != nil || res.Jump {
+			t.Errorf("%v: %+v, %v", tc.t, res, err)
+			continue
+		}
+		if want := math.Sqrt(built[0] * built[1]); math.Abs(built[2]-want) > 1e-15*want {
+			t.Errorf("%v: first refinement at %v, want the bisection point %v of [%v, %v]", tc.t, built[2], want, built[0], built[1])
+		}
+		// The root p* solves v(p*) = 1: v(p) = (p/p*)^k.
+		root := math.Pow(1-3e-6, -1/tc.k)
+		if tc.k < 0 {
+			root *= 4
+		}
+		if got := math.Pow(res.Param/root, tc.k); math.Abs(got-1) > DefaultRelTol*(1+1e-9) {
+			t.Errorf("%v: p = %v, (p/p*)^k = %v, want 1 within %g", tc.t, res.Param, got, DefaultRelTol)
+		}
+	}
+}

@@ -272,3 +272,24 @@ func TestTwoCellClaims(t *testing.T) {
 		}
 	}
 }
+
+func TestLAPClaimOnOtherOutput(t *testing.T) {
+	// An output grid that does not contain the input (here two cells to
+	// its east) loses the lower bound: LAP claims only TightEps <= 2 eps,
+	// and the measured channel honours it.
+	in := mustGrid(t, 2, 2)
+	out := kernels.Grid{Rows: 2, Cols: 2, Col0: 2}
+	for _, eps := range []float64{0.4, 1.5} {
+		cl := LAP{}.Claim(in, out, eps)
+		if cl.Lo != 0 || cl.Hi != 2*eps {
+			t.Errorf("eps %v: claim [%v, %v], want [0, %v]", eps, cl.Lo, cl.Hi, 2*eps)
+		}
+		ch, err := LAP{}.Channel(in, out, nil, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if te := bruteTightEps(ch); te > cl.Hi*(1+1e-12) {
+			t.Errorf("eps %v: tight eps %v above %v", eps, te, cl.Hi)
+		}
+	}
+}
