@@ -310,7 +310,7 @@ func (c *calibrator) run() (*Calibration, error) {
 				mid = s
 			}
 		}
-		// A bracket narrower than 1e-10 relative that still straddles goal
+		// A bracket at most 1e-10 relative wide that still straddles goal
 		// means the quantity jumps there. (The log midpoint of any wider
 		// bracket is strictly inside it.)
 		if math.Abs(b.p-a.p) <= 1e-10*math.Max(a.p, b.p) {

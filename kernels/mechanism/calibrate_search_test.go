@@ -475,3 +475,25 @@ func TestCalibrateIllinoisSecantOnAnEnd(t *testing.T) {
 		}
 	}
 }
+
+func TestCalibrateJumpWidthInclusive(t *testing.T) {
+	// A bracket exactly 1e-10 relative wide is a jump: b = 0.58207660913...
+	// and a = b - 2^-34 (exact) have b - a = 1e-10 b in floating point. The
+	// claim [p/b, p/a] makes them the first two channels for goal 1, and
+	// the step from 0.5 to 2 between them is taken as a jump at once.
+	const b = 0.5820766091346741
+	a := b - 0x1p-34
+	if b-a != 1e-10*b || 1/(1/a) != a || 1/(1/b) != b {
+		t.Fatalf("a = %v, b = %v: not exactly 1e-10 relative apart", a, b)
+	}
+	step := func(p float64) float64 {
+		if p <= a {
+			return 0.5
+		}
+		return 2
+	}
+	res, built, err := calibrateCurve(t, curve{lo: 1 / b, hi: 1 / a, value: step}, TargetEps, 1, CalibrateOptions{AcceptJump: true})
+	if err != nil || !res.Jump || res.Param != a || fmt.Sprint(built) != fmt.Sprint([]float64{a, b}) {
+		t.Errorf("%+v, %v after %v; want a jump at %v after channels at %v and %v", res, err, built, a, a, b)
+	}
+}
