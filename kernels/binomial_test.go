@@ -256,3 +256,194 @@ func TestBTRDSqueeze(t *testing.T) {
 		}
 	}
 }
+
+// scriptSource returns the words of script in order, then those of rest,
+// and counts the words drawn: it drives a sampler down a chosen path.
+type scriptSource struct {
+	script []uint64
+	rest   rand.Source
+	n      int
+}
+
+func (s *scriptSource) Uint64() uint64 {
+	s.n++
+	if s.n <= len(s.script) {
+		return s.script[s.n-1]
+	}
+	return s.rest.Uint64()
+}
+
+// wordFor returns the word from which rand.Float64 makes u; u must be a
+// multiple of 2^-53 in [0, 1).
+func wordFor(t *testing.T, u float64) uint64 {
+	t.Helper()
+	m := u * (1 << 53)
+	if u < 0 || u >= 1 || m != math.Trunc(m) {
+		t.Fatalf("%v is not a value of rand.Float64", u)
+	}
+	return uint64(m) // rand.Float64 keeps the low 53 bits
+}
+
+// scripted draws one Binomial(n, p) variate from the words script and
+// returns it with the number of words drawn.
+func scripted(n int, p float64, script ...uint64) (k, words int) {
+	src := &scriptSource{script: script, rest: rand.NewPCG(73, 74)}
+	k = binomial(rand.New(src), n, p)
+	return k, src.n
+}
+
+// TestBinomialInversionConvention: inversion returns k exactly for u in
+// [F(k-1), F(k)), F the cumulative distribution, checked at every F(k)
+// and one value of rand.Float64 below it for Bin(1, 1/2) and Bin(2, 1/2), whose probabilities
+// and cumulative sums are exact in floating point.
+func TestBinomialInversionConvention(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		cum := 0.0
+		for k := 0; k < n; k++ {
+			cum += math.Ldexp(binomialCoef(n, k), -n) // F(k), exact
+			for _, tc := range []struct {
+				u    float64
+				want int
+			}{{cum, k + 1}, {cum - 0x1p-53, k}} {
+				if got, words := scripted(n, 0.5, wordFor(t, tc.u)); got != tc.want || words != 1 {
+					t.Errorf("Bin(%d,1/2) from u = %v: %d in %d words, want %d in one", n, tc.u, got, words, tc.want)
+				}
+			}
+		}
+	}
+}
+
+func binomialCoef(n, k int) float64 {
+	c := 1.0
+	for i := 1; i <= k; i++ {
+		c = c * float64(n-k+i) / float64(i)
+	}
+	return c
+}
+
+// btrdSetup holds BTRD's constants for Bin(n, p), p <= 1/2, n p >= 10, as
+// Hörmann defines them: the transformation k = floor((2a/us + b) u + c),
+// us = 1/2 - |u|, of a uniform u on [-1/2, 1/2), the hat alpha/(a/us^2 + b)
+// (the derivative of the transformation is a/us^2 + b), the box
+// |u| <= 0.43, v <= vr of immediate acceptance, and the mode.
+type btrdSetup struct {
+	n                    int
+	p                    float64
+	a, b, c, vr, urvr, alpha float64
+	mode                 int
+}
+
+func newBTRDSetup(n int, p float64) btrdSetup {
+	spq := math.Sqrt(float64(n) * p * (1 - p))
+	b := 1.15 + 2.53*spq
+	vr := 0.92 - 4.2/b
+	return btrdSetup{
+		n: n, p: p,
+		a: -0.0873 + 0.0248*b + 0.01*p, b: b, c: float64(n)*p + 0.5,
+		vr: vr, urvr: 0.86 * vr,
+		alpha: (2.83 + 5.1/b) * spq,
+		mode:  int(math.Floor(float64(n+1) * p)),
+	}
+}
+
+// candidate is the k of u and the hat's scale at u.
+func (s btrdSetup) candidate(u float64) (kf, scale float64) {
+	us := 0.5 - math.Abs(u)
+	return math.Floor((2*s.a/us+s.b)*u + s.c), s.alpha / (s.a/(us*us) + s.b)
+}
+
+// tailU returns the u of the first uniform v in (urvr, vr): the tails
+// |u| in (0.43, 0.5) reached with a fresh v in [0, vr).
+func (s btrdSetup) tailU(v float64) float64 {
+	u := v/s.vr - 0.93
+	return math.Copysign(0.5, u) - u
+}
+
+// logRatio is ln f(k)/f(mode) from log-gamma.
+func (s btrdSetup) logRatio(k int) float64 {
+	return math.Log(binomialPMF(s.n, k, s.p)) - math.Log(binomialPMF(s.n, s.mode, s.p))
+}
+
+// TestBTRDBox: a first uniform v <= 0.86 vr (the box, closed) returns
+// floor((2a/us + b) u + c) for u = v/vr - 0.43 at once, from that one
+// uniform, with Hörmann's constants; v just above the box draws more.
+func TestBTRDBox(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{30, 0.4}, {2000, 0.01}, {1000, 0.5}, {5000000, 0.2}} {
+		s := newBTRDSetup(tc.n, tc.p)
+		vs := []float64{0, 0.25 * s.urvr, 0.5 * s.urvr}
+		if m := s.urvr * (1 << 53); m == math.Trunc(m) {
+			vs = append(vs, s.urvr) // the edge, when rand.Float64 can return it
+		} else if s.urvr >= 0.5 {
+			t.Fatalf("Bin(%d,%v): 0.86 vr = %v is not a multiple of 2^-53", tc.n, tc.p, s.urvr)
+		}
+		for _, v := range vs {
+			v = math.Ldexp(math.Floor(math.Ldexp(v, 53)), -53)
+			kf, _ := s.candidate(v/s.vr - 0.43)
+			if got, words := scripted(tc.n, tc.p, wordFor(t, v)); float64(got) != kf || words != 1 {
+				t.Errorf("Bin(%d,%v), v = %v in the box: %d in %d words, want %v in one", tc.n, tc.p, v, got, words, kf)
+			}
+		}
+		above := math.Nextafter(s.urvr, 1)
+		above = math.Ldexp(math.Ceil(math.Ldexp(above, 53)), -53)
+		if _, words := scripted(tc.n, tc.p, wordFor(t, above)); words < 2 {
+			t.Errorf("Bin(%d,%v), v = %v just above the box: accepted from one uniform", tc.n, tc.p, above)
+		}
+	}
+}
+
+// TestBTRDUpperRegion: a first uniform v >= vr (closed at vr) keeps v and
+// takes u from a second uniform: with u = 0 the candidate is
+// floor(n p + 1/2), accepted exactly when v alpha/(4a + b) <= f(k)/f(mode).
+// (The tails' branch would instead reflect u to 0.43.)
+func TestBTRDUpperRegion(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{1000, 0.5}, {100000, 0.3}} {
+		s := newBTRDSetup(tc.n, tc.p)
+		kf, scale := s.candidate(0)
+		k := int(kf)
+		if lr := s.logRatio(k); math.Log(s.vr*scale) > lr-1e-9 {
+			t.Fatalf("Bin(%d,%v): v = vr at u = 0 is not clearly accepted (%v vs %v)", tc.n, tc.p, math.Log(s.vr*scale), lr)
+		}
+		if got, words := scripted(tc.n, tc.p, wordFor(t, s.vr), wordFor(t, 0.5)); got != k || words != 2 {
+			t.Errorf("Bin(%d,%v), v = vr, u = 0: %d in %d words, want %d in two", tc.n, tc.p, got, words, k)
+		}
+	}
+}
+
+// TestBTRDRangeEnds: a candidate at either end of [0, n] is accepted when
+// the second uniform is 0 (every k of positive probability is); the
+// candidates are placed with the tails' branch (first uniform in
+// (0.86 vr, vr)) by bisection on u.
+func TestBTRDRangeEnds(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {40, 0.3}} {
+		s := newBTRDSetup(tc.n, tc.p)
+		for _, want := range []int{0, tc.n} {
+			// The first uniforms of the tails' branch, scanned on a grid
+			// of 2^-40: take the middle of those whose candidate is want.
+			lo, hi := math.Ceil(math.Ldexp(s.urvr, 40)+1), math.Floor(math.Ldexp(s.vr, 40)-1)
+			var hits []float64
+			step := math.Max(1, math.Floor((hi-lo)/20000))
+			for m := lo; m <= hi; m += step {
+				v := math.Ldexp(m, -40)
+				if kf, _ := s.candidate(s.tailU(v)); kf == float64(want) {
+					hits = append(hits, v)
+				}
+			}
+			if len(hits) == 0 {
+				t.Fatalf("Bin(%d,%v): no first uniform gives the candidate %d", tc.n, tc.p, want)
+			}
+			v := hits[len(hits)/2]
+			if got, words := scripted(tc.n, tc.p, wordFor(t, v), wordFor(t, 0)); got != want || words != 2 {
+				t.Errorf("Bin(%d,%v), candidate %d with v = 0: %d in %d words, want %d in two", tc.n, tc.p, want, got, words, want)
+			}
+		}
+	}
+}
