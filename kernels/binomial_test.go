@@ -327,10 +327,10 @@ func binomialCoef(n, k int) float64 {
 // (the derivative of the transformation is a/us^2 + b), the box
 // |u| <= 0.43, v <= vr of immediate acceptance, and the mode.
 type btrdSetup struct {
-	n                    int
-	p                    float64
+	n                        int
+	p                        float64
 	a, b, c, vr, urvr, alpha float64
-	mode                 int
+	mode                     int
 }
 
 func newBTRDSetup(n int, p float64) btrdSetup {
