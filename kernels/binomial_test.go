@@ -447,3 +447,98 @@ func TestBTRDRangeEnds(t *testing.T) {
 		}
 	}
 }
+
+// TestBTRDAcceptsAtEquality: BTRD's acceptance region is closed: a
+// candidate whose scaled v equals f(k)/f(mode) exactly is accepted, both
+// in the recursive test (k = mode, where the ratio is 1) and in the test
+// through Stirling's series (|k - mode| > 15, where the squeeze cannot
+// decide). The uniforms that make the equality hold in floating point are
+// found by search, evaluating v alpha/(a/us^2 + b) as the sampler does.
+func TestBTRDAcceptsAtEquality(t *testing.T) {
+	t.Run("recursion", func(t *testing.T) {
+		s := newBTRDSetup(1000, 0.5)
+		// Upper region: the first uniform is v itself (>= vr), the
+		// second gives u, near 0 so that the candidate is the mode.
+		for du := 0; du < 4000; du++ {
+			u := 0x1p-40 * float64(du)
+			kf, _ := s.candidate(u)
+			if int(kf) != s.mode {
+				t.Fatalf("u = %v: candidate %v, not the mode %d", u, kf, s.mode)
+			}
+			us := 0.5 - math.Abs(u)
+			den := s.a/(us*us) + s.b
+			m0 := math.Floor(den / s.alpha * (1 << 53))
+			for m := m0 - 3; m <= m0+3; m++ {
+				v := m / (1 << 53)
+				if v < s.vr || v >= 1 || v*s.alpha/den != 1 {
+					continue
+				}
+				if got, words := scripted(s.n, s.p, wordFor(t, v), wordFor(t, u+0.5)); got != s.mode || words != 2 {
+					t.Errorf("Bin(%d,%v): v scaled to exactly f(mode)/f(mode) = 1: %d in %d words, want %d in two", s.n, s.p, got, words, s.mode)
+				}
+				return
+			}
+		}
+		t.Fatal("no pair of uniforms scales v to exactly 1")
+	})
+	t.Run("stirling", func(t *testing.T) {
+		s := newBTRDSetup(1000, 0.5)
+		r := s.p / (1 - s.p)
+		h := btrdLogRatioBase(s.n, s.mode, r)
+		npq := float64(s.n) * s.p * (1 - s.p)
+		// Tails' branch: the first uniform gives u in (0.43, 0.5), the
+		// second is v/vr.
+		lo, hi := math.Ceil(math.Ldexp(s.urvr, 53)+1), math.Floor(math.Ldexp(s.vr, 53)-1)
+		for m1 := lo; m1 <= hi; m1 += math.Floor((hi - lo) / 5000) {
+			v1 := m1 / (1 << 53)
+			u := s.tailU(v1)
+			kf, scale := s.candidate(u)
+			k := int(kf)
+			km := max(k-s.mode, s.mode-k)
+			if k < 0 || k > s.n || km <= 15 {
+				continue
+			}
+			target := btrdLogRatio(s.n, s.mode, k, r, h)
+			tt, rho := btrdSqueeze(float64(km), npq)
+			if target <= tt-rho || target >= tt+rho || math.Abs(target-s.logRatio(k)) > 1e-9 {
+				continue // the squeeze decides here, or the ratio is off
+			}
+			us := 0.5 - math.Abs(u)
+			den := s.a/(us*us) + s.b
+			m0 := math.Floor(math.Exp(target) / scale / s.vr * (1 << 53))
+			if m0 > 1<<53 {
+				continue // out of the tails' branch's reach
+			}
+			for m := m0 - 3; m <= m0+3; m++ {
+				v := m / (1 << 53) * s.vr
+				if m < 0 || m >= 1<<53 || math.Log(v*s.alpha/den) != target {
+					continue
+				}
+				if got, words := scripted(s.n, s.p, wordFor(t, v1), wordFor(t, m/(1<<53))); got != k || words != 2 {
+					t.Errorf("Bin(%d,%v): v scaled to exactly f(%d)/f(mode): %d in %d words, want %d in two", s.n, s.p, k, got, words, k)
+				}
+				return
+			}
+		}
+		t.Fatal("no pair of uniforms scales ln v to exactly the Stirling ratio")
+	})
+}
+
+// TestBTRDSqueezeIsHormanns: btrdSqueeze is Hörmann's published bound
+// rho = km/(2 npq) + km (km^2/3 + 5 km/8 + 1/6)/npq^2 around
+// t = -km^2/(2 npq). TestBTRDSqueeze shows it sound where the pmf
+// matters; this pins it to the published expression, whose soundness is
+// proved for all k: a looser bound would send more candidates to the
+// costly test through Stirling's series, and a tighter one has no proof.
+func TestBTRDSqueezeIsHormanns(t *testing.T) {
+	for _, npq := range []float64{2.5, 9.9, 20.25, 250, 1e6} {
+		for km := 16.0; km <= 400; km++ {
+			wantT := -km * km / (2 * npq)
+			wantRho := km/(2*npq) + km*(km*km/3+5*km/8+1.0/6)/(npq*npq)
+			tt, rho := btrdSqueeze(km, npq)
+			if math.Abs(tt-wantT) > 1e-14*math.Abs(wantT) || math.Abs(rho-wantRho) > 1e-14*wantRho {
+				t.Fatalf("btrdSqueeze(%v, %v) = %v, %v; want %v, %v", km, npq, tt, rho, wantT, wantRho)
+			}
+		}
+	}
+}
