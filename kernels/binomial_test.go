@@ -542,3 +542,39 @@ func TestBTRDSqueezeIsHormanns(t *testing.T) {
 		}
 	}
 }
+
+// TestBTRDUniformsPerVariate: BTRD's cost in uniforms. A round draws
+// (u, v) uniform on [-1/2, 1/2) x [0, 1) with one uniform when v falls in
+// the box (probability 0.86 vr) and two otherwise, and accepts with
+// probability sum_k f(k)/(alpha f(mode)) = 1/(alpha f(mode)) (the hat
+// alpha/(a/us^2 + b) over the transformation's derivative a/us^2 + b
+// integrates to alpha per unit of k), so by Wald's identity a variate
+// costs alpha f(mode) (2 - 0.86 vr) uniforms on average (Hörmann: alpha
+// f(mode) rounds per variate). A sampler with a wider hat or a smaller
+// box is as exact but costs more.
+func TestBTRDUniformsPerVariate(t *testing.T) {
+	for _, tc := range []struct {
+		n int
+		p float64
+	}{{20, 0.5}, {2000, 0.01}, {100, 0.37}, {1000, 0.5}, {5000000, 0.2}} {
+		s := newBTRDSetup(tc.n, tc.p)
+		want := s.alpha * binomialPMF(tc.n, s.mode, tc.p) * (2 - s.urvr)
+		src := &countingSource{src: rand.NewPCG(77, uint64(tc.n))}
+		rng := rand.New(src)
+		const draws = 200_000
+		sum, sum2 := 0.0, 0.0
+		for range draws {
+			before := src.n
+			binomial(rng, tc.n, tc.p)
+			w := float64(src.n - before)
+			sum += w
+			sum2 += w * w
+		}
+		mean := sum / draws
+		sd := math.Sqrt((sum2/draws - mean*mean) / draws)
+		if math.Abs(mean-want) > 5*sd {
+			t.Errorf("Bin(%d,%v): %.4f uniforms per variate, want alpha f(mode) (2 - 0.86 vr) = %.4f +- %.4f", tc.n, tc.p, mean, want, sd)
+		}
+		t.Logf("Bin(%d,%v): %.4f uniforms per variate, want %.4f +- %.4f", tc.n, tc.p, mean, want, sd)
+	}
+}
