@@ -98,21 +98,17 @@ func sequentialBinomials(rng *rand.Rand, k int, row []float64, out []int, suffix
 		if v <= 0 {
 			continue
 		}
-		p := v / suffix[y]
-		if p >= 1 {
-			// The last output with mass takes the rest.
-			out[y] += k
-			return
-		}
-		d := binomial(rng, k, p)
+		// At the last output with mass p is 1 (suffix[y] = v exactly), and
+		// binomial returns all k without drawing.
+		d := binomial(rng, k, v/suffix[y])
 		out[y] += d
 		k -= d
 		if k == 0 {
 			return
 		}
 	}
-	// Only reachable through rounding of a last p just below 1: give the
-	// rest to the last output with mass.
+	// Not reached when the row has mass (its last output with mass has
+	// p = 1); a fallback giving the rest to the last output with mass.
 	for y := n - 1; y >= 0; y-- {
 		if row[y] > 0 {
 			out[y] += k

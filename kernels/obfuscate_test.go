@@ -1,6 +1,7 @@
 package kernels
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -386,6 +387,91 @@ func TestObfuscateErrors(t *testing.T) {
 	} {
 		if _, err := Obfuscate(tc.rng, tc.counts, tc.ch); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: error %v, want one saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// oneRowChannel is the channel of a single input cell with the given row.
+func oneRowChannel(t *testing.T, row []float64) *Channel {
+	t.Helper()
+	ch, err := NewChannel(Grid{Rows: 1, Cols: 1}, Grid{Rows: 1, Cols: len(row)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(ch.Row(0), row)
+	return ch
+}
+
+// TestObfuscateMethodCrossover: the two exact methods differ in the
+// random words they consume, which shows which one ran. With k < 4|Y|
+// check-ins, categorical draws take k+1 exponential variates, each at
+// least one word; from k = 4|Y| on, conditional binomials take one
+// binomial per output before the last, each a single word by inversion
+// here (every conditional mean is below 10), so at most |Y|-1 words.
+func TestObfuscateMethodCrossover(t *testing.T) {
+	const n = 10
+	row := make([]float64, n)
+	for y := range row {
+		row[y] = 1.0 / n
+	}
+	ch := oneRowChannel(t, row)
+	for seed := range uint64(20) {
+		for _, k := range []int{1, categoricalFactor*n - 1, categoricalFactor * n, 50} {
+			src := &countingSource{src: rand.NewPCG(75, seed)}
+			rep, err := Obfuscate(rand.New(src), []int{k}, ch)
+			if err != nil {
+				t.Fatal(err)
+			}
+			total := 0
+			for _, v := range rep {
+				total += v
+			}
+			if total != k {
+				t.Fatalf("k=%d: %d reports", k, total)
+			}
+			if categorical := k < categoricalFactor*n; categorical && src.n < k+1 {
+				t.Errorf("k=%d < 4|Y|: %d words, fewer than the k+1 exponentials of categorical draws", k, src.n)
+			} else if !categorical && src.n > n-1 {
+				t.Errorf("k=%d >= 4|Y|: %d words, more than the |Y|-1 = %d binomials by inversion", k, src.n, n-1)
+			}
+		}
+	}
+}
+
+// constSource returns the same word forever.
+type constSource uint64
+
+func (c constSource) Uint64() uint64 { return uint64(c) }
+
+// TestObfuscateCategoricalEdges: categorical draws follow the inverse-CDF
+// convention u in [F(y-1), F(y)) gives y, and a draw at the very top (the
+// last exponential variate 0: a zero word, probability 2^-32) goes to the
+// last output with mass, never to a later one of probability 0. The words
+// are scripted: a word with i = 5, j = 1000 in rand's ziggurat gives the
+// exponential 1000 we[5] at once, a zero word gives 0.
+func TestObfuscateCategoricalEdges(t *testing.T) {
+	const x = 5<<32 | 1000
+	for _, tc := range []struct {
+		name   string
+		row    []float64
+		k      int
+		script []uint64
+		want   []int
+	}{
+		// E1 = E2: the single draw is u = S1/S2 = 1/2 = F(0): report 1.
+		{"u = F(0)", []float64{0.5, 0.5}, 1, []uint64{x, x}, []int{0, 1}},
+		{"u = F(0), zero tail", []float64{0.5, 0.5, 0}, 1, []uint64{x, x}, []int{0, 1, 0}},
+		// E2 = 0: u = S1/S2 = 1, the top.
+		{"u = 1", []float64{0.5, 0.5, 0}, 1, []uint64{x, 0}, []int{0, 1, 0}},
+		{"u = 1, zeros", []float64{0, 0.5, 0, 0.5, 0, 0}, 2, []uint64{x, x, 0}, []int{0, 0, 0, 2, 0, 0}},
+	} {
+		src := &scriptSource{script: tc.script, rest: constSource(0)}
+		rep, err := Obfuscate(rand.New(src), []int{tc.k}, oneRowChannel(t, tc.row))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(rep) != fmt.Sprint(tc.want) || src.n != len(tc.script) {
+			t.Errorf("%s: reports %v from %d words, want %v from %d", tc.name, rep, src.n, tc.want, len(tc.script))
 		}
 	}
 }
