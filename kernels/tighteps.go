@@ -287,10 +287,16 @@ func maxLogRatioFastCount(g Grid, l []float64) (best float64, scanned int) {
 		lmin, lmax = min(lmin, v), max(lmax, v)
 	}
 	inv := invDistTable(g)
+	// span is how many of the indices 0..n-1 lie within r of i.
+	span := func(i, r, n int) int { return min(n-1, i+r) - max(0, i-r) + 1 }
+	// scan computes the ratios of x with every cell of its window of
+	// Chebyshev radius rho but those within done (x among them). They are
+	// counted by window sizes, not one by one: a counter in the inner loop
+	// costs about 10% of the search's time.
 	scan := func(x, rho, done int) {
 		rx, cx := x/C, x%C
 		lx := l[x]
-		n := 0
+		scanned += span(rx, rho, R)*span(cx, rho, C) - span(rx, done, R)*span(cx, done, C)
 		for ry := max(0, rx-rho); ry <= min(R-1, rx+rho); ry++ {
 			dr := abs(ry - rx)
 			irow := inv[dr*C : (dr+1)*C]
@@ -300,13 +306,11 @@ func maxLogRatioFastCount(g Grid, l []float64) (best float64, scanned int) {
 				if max(dr, dc) <= done {
 					continue
 				}
-				n++
 				if v := math.Abs(lx-lrow[cy]) * irow[dc]; v > best {
 					best = v
 				}
 			}
 		}
-		scanned += n
 	}
 	for x := range m {
 		scan(x, 1, 0)
