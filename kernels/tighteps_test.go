@@ -189,3 +189,37 @@ func TestTightEpsExpMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+// TestTightEpsExpUnderflow: on a 5 x 5 LAP channel at eps = 200 the
+// entries between cells more than 3.7 apart underflow to 0, so the brute
+// force is +Inf, but the centre cell's column (distances <= 2 sqrt 2) is
+// positive, and TightEpsExp gives the exact channel's tight epsilon,
+// eps + max |ln Z(x) - ln Z(x')| / d(x,x') with Z(x) = sum over y of
+// e^{-eps d(x,y)} (here within 1e-200 of 1, so eps itself).
+func TestTightEpsExpUnderflow(t *testing.T) {
+	g := Grid{Rows: 5, Cols: 5}
+	const eps = 200
+	ch, err := Laplace(g, g, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if brute := mustTightEps(t, ch); !math.IsInf(brute, 1) {
+		t.Fatalf("brute force %v, want +Inf from the underflowed entries", brute)
+	}
+	lz := make([]float64, g.Len())
+	for x := range lz {
+		z := 0.0
+		for y := range lz {
+			z += math.Exp(-eps * Dist(g, x, g, y))
+		}
+		lz[x] = math.Log(z)
+	}
+	want := eps + bruteMaxLogRatio(g, lz)
+	got, err := TightEpsExp(ch, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(got-want) > 1e-12*want {
+		t.Errorf("TightEpsExp %v, want %v", got, want)
+	}
+}
