@@ -85,7 +85,19 @@ func TestElasticClaimIsTheLatticeDiscRadius(t *testing.T) {
 	// knot it is a lattice distance: 9 points lie strictly inside radius 2
 	// (the origin, 4 at 1, 4 at sqrt 2), 5 strictly inside sqrt 2; between
 	// knots it interpolates (8 cells: three quarters of the way from
-	// (5, sqrt 2) to (9, 2)).
+	// (5, sqrt 2) to (9, 2)). A small coverage asks for a disc of many
+	// cells (200 on 50 cells at c = 1/4), whose radius comes from the
+	// lattice itself.
+	counts, radii := latticeKnots(84)
+	lattice := func(cells float64) float64 {
+		for k := 0; k+2 < len(counts); k++ {
+			if c0, c1 := float64(counts[k]), float64(counts[k+1]); cells <= c1 {
+				return radii[k+1] + (cells-c0)/(c1-c0)*(radii[k+2]-radii[k+1])
+			}
+		}
+		t.Fatalf("no lattice knot reaches %v cells", cells)
+		return 0
+	}
 	for _, c := range []struct {
 		rows, cols int
 		coverage   float64
@@ -95,6 +107,7 @@ func TestElasticClaimIsTheLatticeDiscRadius(t *testing.T) {
 		{3, 6, 2, 2},
 		{1, 10, 2, math.Sqrt2},
 		{2, 2, 0.5, math.Sqrt2 + 0.75*(2-math.Sqrt2)},
+		{5, 10, 0.25, lattice(200)},
 	} {
 		g := mustGrid(t, c.rows, c.cols)
 		for _, eps := range []float64{0.5, 3} {
