@@ -1,8 +1,10 @@
 package mechanism
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"privic/kernels"
@@ -121,10 +123,10 @@ func (m Elastic) Channel(in, out kernels.Grid, prior []float64, eps float64) (*k
 // an edge, which see less mass around them, are brought closer.
 func (m Elastic) Metric(g kernels.Grid, prior []float64) ([]float64, error) {
 	info := m.Info()
-	floor, c := m.params()
-	if !(floor > 0) || math.IsInf(floor, 0) || !(c > 0) || math.IsInf(c, 0) {
-		return nil, fmt.Errorf("%s: Floor = %v, Coverage = %v: must be finite and > 0", info.Name, m.Floor, m.Coverage)
+	if !(m.Floor >= 0) || math.IsInf(m.Floor, 0) || !(m.Coverage >= 0) || math.IsInf(m.Coverage, 0) {
+		return nil, fmt.Errorf("%s: Floor = %v, Coverage = %v: must be finite and >= 0 (0 means the default)", info.Name, m.Floor, m.Coverage)
 	}
+	floor, c := m.params()
 	if err := checkPrior(info.Name, g, prior); err != nil {
 		return nil, err
 	}
@@ -225,7 +227,7 @@ func ElasticMetric(g kernels.Grid, mass []float64, reqInv func(mass float64) flo
 			order[i] = i
 		}
 		dx := func(z int) float64 { return kernels.Dist(g, x, g, z) }
-		sort.SliceStable(order, func(i, j int) bool { return dx(order[i]) < dx(order[j]) })
+		slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(dx(a), dx(b)) })
 		inner := 0.0 // mass strictly closer to x than the current ring
 		for i := 0; i < n; {
 			r := dx(order[i])
