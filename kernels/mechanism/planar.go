@@ -143,6 +143,7 @@ type planarIntegrator struct {
 	uniform bool
 	memo    map[[4]float64]float64
 	short   gaussRule // gammaDiffs near the origin
+	evals   int       // angular integrand evaluations (the tests check the cost)
 }
 
 // region returns P(report region [a1,b1] x [a2,b2]) where coordinates are
@@ -242,7 +243,9 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 	br := []float64{0, math.Pi / 2, math.Pi, 3 * math.Pi / 2, 2 * math.Pi}
 	for _, u := range []float64{x1, x2} {
 		for _, v := range []float64{y1, y2} {
-			if math.IsInf(u, 0) || math.IsInf(v, 0) || (u == 0 && v == 0) {
+			// A corner at the true point has no angle of its own:
+			// atan2(±0, ±0) is 0 or ±π, axes already listed.
+			if math.IsInf(u, 0) || math.IsInf(v, 0) {
 				continue
 			}
 			th := math.Atan2(v, u)
@@ -258,6 +261,7 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 	// the magnitudes of its terms: far from the origin the bilinear weight
 	// is a small difference of large terms, and gammaDiffs subtracts).
 	f := func(th float64) (float64, float64) {
+		p.evals++
 		cs, sn := math.Cos(th), math.Sin(th)
 		tin, tout, ok := slab(x1, x2, cs, 0, math.Inf(1))
 		if !ok {
@@ -294,7 +298,8 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 }
 
 // slab intersects the parameter range [tin, tout] of the ray t*(dir) with
-// the slab lo <= t*dir <= hi.
+// the slab lo <= t*dir <= hi; ok is false when the intersection has no
+// length (a ray that only touches a face adds nothing).
 func slab(lo, hi, dir, tin, tout float64) (float64, float64, bool) {
 	if dir == 0 {
 		return tin, tout, lo <= 0 && 0 <= hi
