@@ -43,7 +43,7 @@ type PlanarOp struct {
 	nCid         int
 	colOff0      int // the smallest offset of an interior report column
 	interiorCols int // report columns strictly between the first and the last
-	lowCid       int // first cid of the first report column's half-lines (-1: none)
+	lowCid       int // first cid of the first report column's half-lines (the whole line if one column)
 	highCid      int // first cid of the last report column's half-lines (-1: none)
 	v, lv        []float64
 }
@@ -65,14 +65,14 @@ type axis struct {
 	lo, hi   []float64
 	off0     int // smallest interior offset
 	interior int // interior report coordinates
-	low      int // first id of the first report coordinate's half-lines, -1 if none
+	low      int // first id of the first report coordinate's half-lines (the whole line if nOut is 1)
 	high     int // first id of the last one's, -1 if none
 }
 
 // newAxis lays out the intervals of nIn input coordinates starting at
 // in0 against nOut report coordinates starting at out0.
 func newAxis(in0, nIn, out0, nOut int) axis {
-	a := axis{ids: make([]int32, nIn*nOut), low: -1, high: -1}
+	a := axis{ids: make([]int32, nIn*nOut), high: -1}
 	lo, hi := out0, out0+nOut-1
 	interior := max(nOut-2, 0)
 	a.interior = interior
@@ -191,11 +191,11 @@ func (m PlanarLaplace) integrator(in, out kernels.Grid, eps float64) (*planarInt
 		return nil, fmt.Errorf("%s: unknown point model %d", info.Name, int(m.Point))
 	}
 	tol := m.RelTol
+	if !(tol >= 0 && tol < 1) {
+		return nil, fmt.Errorf("%s: RelTol = %v: must be in (0, 1)", info.Name, m.RelTol)
+	}
 	if tol == 0 {
 		tol = 1e-12
-	}
-	if !(tol > 0 && tol < 1) {
-		return nil, fmt.Errorf("%s: RelTol = %v: must be in (0, 1)", info.Name, m.RelTol)
 	}
 	return &planarIntegrator{eps: eps, q: newAdaptive(tol), uniform: m.Point == UniformInCell, memo: map[[4]float64]float64{}, short: newGaussRule(8)}, nil
 }
