@@ -411,13 +411,19 @@ func PlanarRadius(p, eps float64) float64 {
 // at the branch point or the asymptotic form near 0 and polishes with
 // Halley's iteration.
 func lambertWm1(x float64) float64 {
+	w, _ := lambertWm1Iter(x)
+	return w
+}
+
+// lambertWm1Iter is lambertWm1 and the number of Halley iterations it
+// took (the tests bound it: cubic convergence from the starting forms).
+func lambertWm1Iter(x float64) (w float64, iters int) {
 	if x <= -1/math.E {
-		return -1
+		return -1, 0
 	}
 	if x >= 0 {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
-	var w float64
 	if x < -0.25 {
 		q := -math.Sqrt(2 * (1 + math.E*x))
 		w = -1 + q - q*q/3 + 11*q*q*q/72
@@ -425,7 +431,8 @@ func lambertWm1(x float64) float64 {
 		l1 := math.Log(-x)
 		w = l1 - math.Log(-l1)
 	}
-	for i := 0; i < 50; i++ {
+	for iters < 50 {
+		iters++
 		ew := math.Exp(w)
 		f := w*ew - x
 		if w == -1 || f == 0 {
@@ -441,7 +448,7 @@ func lambertWm1(x float64) float64 {
 			break
 		}
 	}
-	return w
+	return w, iters
 }
 
 // Snap returns the index in out of the cell nearest to the point (r, c)
