@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -124,5 +125,38 @@ func TestPlanarOpSingleReportColumn(t *testing.T) {
 			}
 			checkProducts(t, pm.String()+" "+out.String(), op, ch, v, opPrior(rng, in), 1e-13)
 		}
+	}
+}
+
+// Sample takes input cells 0 to |In|-1 and refuses the others by name.
+func TestPlanarOpSampleInputRange(t *testing.T) {
+	in := mustGrid(t, 2, 3)
+	op, err := PlanarLaplace{}.NewOp(in, in, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]int, in.Len())
+	for _, x := range []int{0, in.Len() - 1} {
+		if err := op.Sample(rand.New(rand.NewPCG(1, 1)), x, 10, out); err != nil {
+			t.Errorf("sample from input %d: %v", x, err)
+		}
+	}
+	for _, x := range []int{-1, in.Len()} {
+		err := op.Sample(rand.New(rand.NewPCG(1, 1)), x, 10, out)
+		if err == nil || !strings.Contains(err.Error(), "want 0 to 5") {
+			t.Errorf("sample from input %d: %v, want a refusal naming the range 0 to 5", x, err)
+		}
+	}
+}
+
+// The refusal of a too large tight epsilon says how big the brute force
+// would be: |In|^2 |Out| / 2 pairs of inputs and reports.
+func TestPlanarOpTightEpsRefusalSize(t *testing.T) {
+	g := mustGrid(t, 40, 45)
+	op := &PlanarOp{In: g, Out: g.Widen(1), Eps: 1} // the size is checked before the table is read
+	m, n := 40.0*45, 42.0*47
+	_, err := op.TightEpsilon()
+	if want := fmt.Sprintf("%.3g pairs", m*m*n/2); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("tight eps on %v: %v, want a refusal over %s", g, err, want)
 	}
 }
