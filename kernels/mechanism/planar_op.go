@@ -137,29 +137,11 @@ func (m PlanarLaplace) NewOp(in, out kernels.Grid, eps float64) (*PlanarOp, erro
 	op := &PlanarOp{In: in, Out: out, Eps: eps, ridOf: rows.ids, cidOf: cols.ids, nCid: nc,
 		colOff0: cols.off0, interiorCols: cols.interior, lowCid: cols.low, highCid: cols.high,
 		v: make([]float64, nr*nc), lv: make([]float64, nr*nc)}
-	// Only the pairs of intervals some entry uses (corner strips meet
-	// only corner columns).
-	used := make([]bool, nr*nc)
-	for i := range in.Rows {
-		for j := range out.Rows {
-			r := int(rows.ids[i*out.Rows+j])
-			for ic := range in.Cols {
-				for _, jc := range borderOrAll(out.Cols) {
-					used[r*nc+int(cols.ids[ic*out.Cols+jc])] = true
-				}
-			}
-			if cols.interior > 0 {
-				for k := range cols.interior + in.Cols - 1 {
-					used[r*nc+k] = true
-				}
-			}
-		}
-	}
+	// Every pair of a row and a column interval is some entry's: a row
+	// interval (an offset, or an end of the report rows for an input row)
+	// meets every report column.
 	for r := range nr {
 		for c := range nc {
-			if !used[r*nc+c] {
-				continue
-			}
 			v, err := pi.region(rows.lo[r], rows.hi[r], cols.lo[c], cols.hi[c])
 			if err != nil {
 				return nil, fmt.Errorf("%s: eps=%v: %w", m.Info().Name, eps, err)
@@ -169,15 +151,6 @@ func (m PlanarLaplace) NewOp(in, out kernels.Grid, eps float64) (*PlanarOp, erro
 		}
 	}
 	return op, nil
-}
-
-// borderOrAll lists the first and last of n report columns (all of them
-// when there are at most two).
-func borderOrAll(n int) []int {
-	if n == 1 {
-		return []int{0}
-	}
-	return []int{0, n - 1}
 }
 
 // integrator checks the arguments and returns the quadrature of m's
