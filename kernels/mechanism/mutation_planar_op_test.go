@@ -156,3 +156,61 @@ func TestPlanarOpTightEpsRefusalSize(t *testing.T) {
 		t.Errorf("tight eps on %v: %v, want a refusal over %s", g, err, want)
 	}
 }
+
+// PlanarOp's distortion and mutual information against sums written out
+// here over the dense channel's entries (Euclidean distances from the
+// cells' absolute positions; zero entries contribute nothing to the
+// information), with strong noise (eps = 200) so that far entries
+// underflow to exactly 0.
+func TestPlanarOpMetricsBruteForce(t *testing.T) {
+	in := mustGrid(t, 3, 4)
+	out := in.Widen(3)
+	prior := opPrior(rand.New(rand.NewPCG(3, 3)), in)
+	prior[0] = 0.05 // the deserted corner gets a little mass, the rest keeps its zeros
+	normalise(prior)
+	for _, eps := range []float64{0.8, 200} {
+		m := PlanarLaplace{}
+		ch, err := m.Channel(in, out, nil, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		op, err := m.NewOp(in, out, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zeros := 0
+		q := make([]float64, out.Len())
+		for x, px := range prior {
+			for y, c := range ch.Row(x) {
+				q[y] += px * c
+			}
+		}
+		wantD, wantMI := 0.0, 0.0
+		for x, px := range prior {
+			xr, xc := in.Abs(x)
+			for y, c := range ch.Row(x) {
+				yr, yc := out.Abs(y)
+				wantD += px * c * math.Hypot(float64(xr-yr), float64(xc-yc))
+				if c == 0 {
+					zeros++
+					continue
+				}
+				wantMI += px * c * math.Log(c/q[y])
+			}
+		}
+		if eps == 200 && zeros == 0 {
+			t.Fatalf("eps %v: no entry underflows", eps)
+		}
+		d, err := op.AvgDistortion(prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mi, err := op.MutualInformation(prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(math.Abs(d-wantD) <= 1e-12*wantD) || !(math.Abs(mi-wantMI) <= 1e-10*wantMI) {
+			t.Errorf("eps %v: distortion %v, MI %v; brute force %v, %v", eps, d, mi, wantD, wantMI)
+		}
+	}
+}
