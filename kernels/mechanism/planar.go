@@ -431,6 +431,7 @@ func lambertWm1Iter(x float64) (w float64, iters int) {
 		l1 := math.Log(-x)
 		w = l1 - math.Log(-l1)
 	}
+	prev := math.Inf(1)
 	for iters < 50 {
 		iters++
 		ew := math.Exp(w)
@@ -444,9 +445,13 @@ func lambertWm1Iter(x float64) (w float64, iters int) {
 		if w > -1 {
 			w = -1
 		}
-		if math.Abs(dw) <= 1e-15*math.Abs(w) {
+		// Stop when converged, or when the steps no longer shrink: they
+		// are then rounding noise, which near the branch point (f and
+		// its derivative both small) can stay above the tolerance.
+		if math.Abs(dw) <= 1e-15*math.Abs(w) || math.Abs(dw) >= prev {
 			break
 		}
+		prev = math.Abs(dw)
 	}
 	return w, iters
 }
