@@ -1,0 +1,65 @@
+package mechanism
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// apply2 integrates both outputs, each exactly for polynomials of degree
+// up to 2n-1, on an interval away from the origin.
+func TestGaussRuleApply2BothOutputs(t *testing.T) {
+	r := newGaussRule(6)
+	a, b := 0.5, 2.3
+	for k := 0; k <= 11; k++ {
+		f := func(x float64) (float64, float64) { return math.Pow(x, float64(k)), 3 * math.Pow(x, float64(11-k)) }
+		u, v := r.apply2(f, a, b)
+		wantU := (math.Pow(b, float64(k+1)) - math.Pow(a, float64(k+1))) / float64(k+1)
+		wantV := 3 * (math.Pow(b, float64(12-k)) - math.Pow(a, float64(12-k))) / float64(12-k)
+		if math.Abs(u-wantU) > 1e-13*wantU || math.Abs(v-wantV) > 1e-13*wantV {
+			t.Errorf("k=%d: apply2 = %v, %v; want %v, %v", k, u, v, wantU, wantV)
+		}
+	}
+}
+
+// The adaptive rule meets its relative tolerance on the whole integral for
+// a piecewise smooth integrand: a kink |x - c| at an irrational point,
+// which the bisection never hits, on [s, s+1] near and far from the
+// origin. The exact integral is (δ² + (1-δ)²)/2, δ = c - s.
+func TestAdaptiveKinkMeetsTolerance(t *testing.T) {
+	const relTol = 1e-10
+	q := newAdaptive(relTol)
+	delta := 1 / math.Pi
+	for _, s := range []float64{0, 10, -40} {
+		c := s + delta
+		got, err := q.integrate(func(x float64) (float64, float64) { v := math.Abs(x - c); return v, v }, s, s+1)
+		if err != nil {
+			t.Fatalf("s=%v: %v", s, err)
+		}
+		want := (delta*delta + (1-delta)*(1-delta)) / 2
+		if math.Abs(got-want) > relTol*want {
+			t.Errorf("s=%v: %.17g, want %.17g (rel %.2g)", s, got, want, math.Abs(got-want)/want)
+		}
+	}
+}
+
+// The adaptive rule refuses what it cannot integrate, saying why: a
+// divergent integral (1/x at the end of the interval: the two rules still
+// disagree wildly on the sliver left at the maximum depth) and an
+// integrand that is infinite on part of the interval.
+func TestAdaptiveRefusals(t *testing.T) {
+	q := newAdaptive(1e-12)
+	pole := func(x float64) (float64, float64) { v := 1 / (x - 0.5); return v, v }
+	if v, err := q.integrate(pole, 0.5, 1); err == nil || !strings.Contains(err.Error(), "no convergence to relative 1e-12 on [0.5, 0.50000000") {
+		t.Errorf("1/(x - 1/2) on [1/2, 1]: %v, %v; want a refusal (no convergence next to 1/2)", v, err)
+	}
+	inf := func(x float64) (float64, float64) {
+		if x > 0.7 {
+			return math.Inf(1), math.Inf(1)
+		}
+		return 1, 1
+	}
+	if v, err := q.integrate(inf, 0, 1); err == nil || !strings.Contains(err.Error(), "non-finite integral on [0, 1]") {
+		t.Errorf("infinite beyond 0.7: %v, %v; want a refusal (non-finite)", v, err)
+	}
+}
