@@ -24,21 +24,22 @@ func TestGaussRuleApply2BothOutputs(t *testing.T) {
 
 // The adaptive rule meets its relative tolerance on the whole integral for
 // a piecewise smooth integrand: a kink |x - c| at an irrational point,
-// which the bisection never hits, on [s, s+1] near and far from the
-// origin. The exact integral is (δ² + (1-δ)²)/2, δ = c - s.
+// which the bisection never hits, on [s, s+L] near and far from the
+// origin, short and long. The exact integral is (δ² + (L-δ)²)/2, δ = c - s.
 func TestAdaptiveKinkMeetsTolerance(t *testing.T) {
 	const relTol = 1e-10
 	q := newAdaptive(relTol)
-	delta := 1 / math.Pi
-	for _, s := range []float64{0, 10, -40} {
+	for _, sl := range [][2]float64{{0, 1}, {10, 1}, {-40, 1}, {0, 8}, {-3, 16}, {3, 0.125}} {
+		s, l := sl[0], sl[1]
+		delta := l / math.Pi
 		c := s + delta
-		got, err := q.integrate(func(x float64) (float64, float64) { v := math.Abs(x - c); return v, v }, s, s+1)
+		got, err := q.integrate(func(x float64) (float64, float64) { v := math.Abs(x - c); return v, v }, s, s+l)
 		if err != nil {
-			t.Fatalf("s=%v: %v", s, err)
+			t.Fatalf("[%v, %v]: %v", s, s+l, err)
 		}
-		want := (delta*delta + (1-delta)*(1-delta)) / 2
+		want := (delta*delta + (l-delta)*(l-delta)) / 2
 		if math.Abs(got-want) > relTol*want {
-			t.Errorf("s=%v: %.17g, want %.17g (rel %.2g)", s, got, want, math.Abs(got-want)/want)
+			t.Errorf("[%v, %v]: %.17g, want %.17g (rel %.2g)", s, s+l, got, want, math.Abs(got-want)/want)
 		}
 	}
 }
