@@ -215,11 +215,15 @@ func TestPlanarRectCost(t *testing.T) {
 // With strong noise (eps = 40) and the true point uniform in its cell, a
 // far entry's angular integrand is a bilinear weight far from the origin,
 // with large cancelling terms. An entry is, independently, the integral of
-// the density times the overlap lengths tri(z1 - o1) tri(z2 - o2) (tri(s)
-// = max(0, 1 - |s|)) over the 2 x 2 unit squares around the offset o,
-// where the integrand is analytic: a 60 x 60 Gauss rule on each square.
-// The entries must meet the default relative tolerance (1e-12, here with
-// a factor 2 of slack for the reference).
+// the density times, along each axis, the overlap length of the unit cell
+// shifted by the noise with the report region's interval [A, B] (B = +Inf
+// for the last report row or column): piecewise linear with kinks at the
+// integers, so a 60 x 60 Gauss rule on every unit square of the support
+// (cut 3 cells beyond A + 1/2 when B is infinite: e^{-120} of the rest).
+// The interior entries must meet the default relative tolerance (1e-12,
+// here with a factor 2 of slack). (Border entries are unbounded regions
+// whose bilinear terms are larger still; there the documented rounding
+// floor, not RelTol, bounds the error: 4e-12 at the far corner.)
 func TestPlanarLaplaceUniformStrongNoiseFarEntries(t *testing.T) {
 	in := mustGrid(t, 6, 6)
 	out := in.Widen(2)
@@ -229,15 +233,34 @@ func TestPlanarLaplaceUniformStrongNoiseFarEntries(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := newGaussRule(60)
+	// pieces returns the unit intervals of the support of the overlap
+	// length with [a, b] and the overlap length itself.
+	pieces := func(a, b float64) ([]float64, func(s float64) float64) {
+		var lo []float64
+		for s := a - 0.5; s < min(b+0.5, a+3.5); s++ {
+			lo = append(lo, s)
+		}
+		return lo, func(s float64) float64 { return max(0, min(s+0.5, b)-max(s-0.5, a)) }
+	}
+	last := float64(out.Row0 + out.Rows - 1) // the same for columns
 	for _, o := range [][2]int{{2, 3}, {4, 4}, {3, 5}, {5, 5}, {6, 4}} {
+		var p1, p2 []float64
+		var w1, w2 func(float64) float64
+		bound := func(v int) float64 {
+			if float64(v) == last {
+				return math.Inf(1)
+			}
+			return float64(v) + 0.5
+		}
+		p1, w1 = pieces(float64(o[0])-0.5, bound(o[0]))
+		p2, w2 = pieces(float64(o[1])-0.5, bound(o[1]))
 		want := 0.0
-		for _, q1 := range []float64{-1, 0} {
-			for _, q2 := range []float64{-1, 0} {
+		for _, q1 := range p1 {
+			for _, q2 := range p2 {
 				for i, u := range g.x {
 					for j, v := range g.x {
 						s1, s2 := q1+(u+1)/2, q2+(v+1)/2
-						want += g.w[i] * g.w[j] / 4 * (1 - math.Abs(s1)) * (1 - math.Abs(s2)) *
-							laplaceDensity(eps, float64(o[0])+s1, float64(o[1])+s2)
+						want += g.w[i] * g.w[j] / 4 * w1(s1) * w2(s2) * laplaceDensity(eps, s1, s2)
 					}
 				}
 			}
@@ -275,8 +298,8 @@ func TestLambertWm1ConvergesFast(t *testing.T) {
 			nSeries++
 			sumSeries += it
 		}
-		if res := w*math.Exp(w) - x; !(w <= -1) || math.Abs(res) > 1e-15*(1-w)*math.Abs(x) || it > limit {
-			t.Errorf("W_{-1}(%v) = %.17g: residual %.2g, %d iterations (at most %d)", x, w, res/x, it, limit)
+		if res := w*math.Exp(w) - x; !(w <= -1) || math.Abs(res) > 1e-15*(1-w)*math.Abs(x) || it < 1 || it > limit {
+			t.Errorf("W_{-1}(%v) = %.17g: residual %.2g, %d iterations (1 to %d)", x, w, res/x, it, limit)
 		}
 	}
 	if mean := float64(sumSeries) / float64(nSeries); mean > 2.5 {
