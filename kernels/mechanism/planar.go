@@ -436,7 +436,9 @@ func lambertWm1Iter(x float64) (w float64, iters int) {
 		iters++
 		ew := math.Exp(w)
 		f := w*ew - x
-		if w == -1 || f == 0 {
+		// At the branch point w = -1 the step below is f/(∓Inf) = 0, and
+		// the loop stops; with f = 0 too it would be 0/NaN.
+		if f == 0 {
 			break
 		}
 		d := ew*(w+1) - (w+2)*f/(2*w+2)
