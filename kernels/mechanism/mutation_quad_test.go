@@ -64,3 +64,27 @@ func TestAdaptiveRefusals(t *testing.T) {
 		t.Errorf("infinite beyond 0.7: %v, %v; want a refusal (non-finite)", v, err)
 	}
 }
+
+// apply and apply2 map the rule's nodes affinely onto [a, b] (x -> m + h x,
+// m the midpoint, h the half-width), which a rule that is not symmetric
+// shows: the 1-point left-endpoint rule (node -1, weight 2) is the left
+// rectangle rule.
+func TestRuleNodesMapAffinely(t *testing.T) {
+	left := gaussRule{x: []float64{-1}, w: []float64{2}}
+	f := func(x float64) float64 { return x * x }
+	if got, want := left.apply(f, 1, 3), 2*f(1); got != want {
+		t.Errorf("left rectangle of x^2 on [1, 3]: %v, want %v", got, want)
+	}
+	u, v := left.apply2(func(x float64) (float64, float64) { return f(x), 2 * x }, 1, 3)
+	if u != 2*f(1) || v != 2*2 {
+		t.Errorf("left rectangle of (x^2, 2x) on [1, 3]: %v, %v; want %v, %v", u, v, 2*f(1), 4)
+	}
+	// gammaDiffs near the origin applies the rule it is given the same way.
+	d2, d3, d4, _, _, _ := gammaDiffs(0.25, 0.75, left)
+	e := math.Exp(-0.25)
+	for n, p := range [][2]float64{{d2, 0.5 * e * 0.25}, {d3, 0.5 * e * 0.25 * 0.25 / 2}, {d4, 0.5 * e * 0.25 * 0.25 * 0.25 / 6}} {
+		if math.Abs(p[0]-p[1]) > 1e-15*p[1] {
+			t.Errorf("left rectangle of d_%d on [0.25, 0.75]: %v, want %v", n+2, p[0], p[1])
+		}
+	}
+}
