@@ -45,7 +45,7 @@ func TestAdaptiveKinkMeetsTolerance(t *testing.T) {
 }
 
 // The adaptive rule refuses what it cannot integrate, saying why: a
-// divergent integral (1/x at the end of the interval: the two rules still
+// divergent integral (a pole at either end of the interval: the two rules still
 // disagree wildly on the sliver left at the maximum depth) and an
 // integrand that is infinite on part of the interval.
 func TestAdaptiveRefusals(t *testing.T) {
@@ -53,6 +53,10 @@ func TestAdaptiveRefusals(t *testing.T) {
 	pole := func(x float64) (float64, float64) { v := 1 / (x - 0.5); return v, v }
 	if v, err := q.integrate(pole, 0.5, 1); err == nil || !strings.Contains(err.Error(), "no convergence to relative 1e-12 on [0.5, 0.50000000") {
 		t.Errorf("1/(x - 1/2) on [1/2, 1]: %v, %v; want a refusal (no convergence next to 1/2)", v, err)
+	}
+	rpole := func(x float64) (float64, float64) { v := 1 / (1 - x); return v, v }
+	if v, err := q.integrate(rpole, 0, 1); err == nil || !strings.Contains(err.Error(), "no convergence to relative 1e-12 on [0.99999999") {
+		t.Errorf("1/(1 - x) on [0, 1]: %v, %v; want a refusal (no convergence next to 1)", v, err)
 	}
 	inf := func(x float64) (float64, float64) {
 		if x > 0.7 {
