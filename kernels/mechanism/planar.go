@@ -304,10 +304,8 @@ func slab(lo, hi, dir, tin, tout float64) (float64, float64, bool) {
 	if dir == 0 {
 		return tin, tout, lo <= 0 && 0 <= hi
 	}
-	t1, t2 := lo/dir, hi/dir
-	if t1 > t2 {
-		t1, t2 = t2, t1
-	}
+	q1, q2 := lo/dir, hi/dir
+	t1, t2 := min(q1, q2), max(q1, q2)
 	tin, tout = math.Max(tin, t1), math.Min(tout, t2)
 	return tin, tout, tout > tin
 }
@@ -444,9 +442,7 @@ func lambertWm1Iter(x float64) (w float64, iters int) {
 		d := ew*(w+1) - (w+2)*f/(2*w+2)
 		dw := f / d
 		w -= dw
-		if w > -1 {
-			w = -1
-		}
+		w = min(w, -1) // stay on the lower branch
 		// Stop when converged, or when the steps no longer shrink: they
 		// are then rounding noise, which near the branch point (f and
 		// its derivative both small) can stay above the tolerance.
