@@ -92,3 +92,17 @@ func TestRuleNodesMapAffinely(t *testing.T) {
 		}
 	}
 }
+
+// Newton's method converges quadratically from newGaussRule's guesses:
+// every root of P_n, n = 1 to 80, in 1 to 6 iterations (the last one
+// confirming), far below the cap of 100.
+func TestLegendreRootNewtonIterations(t *testing.T) {
+	for n := 1; n <= 80; n++ {
+		for i := 0; i < (n+1)/2; i++ {
+			x, _, it := legendreRoot(n, math.Cos(math.Pi*(float64(i)+0.75)/(float64(n)+0.5)))
+			if it < 1 || it > 6 || !(x > 0 && x < 1) && !(n%2 == 1 && i == (n-1)/2) {
+				t.Errorf("n=%d root %d: %v after %d iterations", n, i, x, it)
+			}
+		}
+	}
+}
