@@ -143,6 +143,7 @@ type planarIntegrator struct {
 	uniform bool
 	memo    map[[4]float64]float64
 	short   gaussRule // gammaDiffs near the origin
+	evals   int       // angular integrand evaluations (the tests check the cost)
 }
 
 // region returns P(report region [a1,b1] x [a2,b2]) where coordinates are
@@ -242,7 +243,9 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 	br := []float64{0, math.Pi / 2, math.Pi, 3 * math.Pi / 2, 2 * math.Pi}
 	for _, u := range []float64{x1, x2} {
 		for _, v := range []float64{y1, y2} {
-			if math.IsInf(u, 0) || math.IsInf(v, 0) || (u == 0 && v == 0) {
+			// A corner at the true point has no angle of its own:
+			// atan2(±0, ±0) is 0 or ±π, axes already listed.
+			if math.IsInf(u, 0) || math.IsInf(v, 0) {
 				continue
 			}
 			th := math.Atan2(v, u)
@@ -258,6 +261,7 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 	// the magnitudes of its terms: far from the origin the bilinear weight
 	// is a small difference of large terms, and gammaDiffs subtracts).
 	f := func(th float64) (float64, float64) {
+		p.evals++
 		cs, sn := math.Cos(th), math.Sin(th)
 		tin, tout, ok := slab(x1, x2, cs, 0, math.Inf(1))
 		if !ok {
@@ -294,15 +298,14 @@ func (p *planarIntegrator) rect(x1, x2, y1, y2 float64, c [4]float64) (float64, 
 }
 
 // slab intersects the parameter range [tin, tout] of the ray t*(dir) with
-// the slab lo <= t*dir <= hi.
+// the slab lo <= t*dir <= hi; ok is false when the intersection has no
+// length (a ray that only touches a face adds nothing).
 func slab(lo, hi, dir, tin, tout float64) (float64, float64, bool) {
 	if dir == 0 {
 		return tin, tout, lo <= 0 && 0 <= hi
 	}
-	t1, t2 := lo/dir, hi/dir
-	if t1 > t2 {
-		t1, t2 = t2, t1
-	}
+	q1, q2 := lo/dir, hi/dir
+	t1, t2 := min(q1, q2), max(q1, q2)
 	tin, tout = math.Max(tin, t1), math.Min(tout, t2)
 	return tin, tout, tout > tin
 }
@@ -406,13 +409,19 @@ func PlanarRadius(p, eps float64) float64 {
 // at the branch point or the asymptotic form near 0 and polishes with
 // Halley's iteration.
 func lambertWm1(x float64) float64 {
+	w, _ := lambertWm1Iter(x)
+	return w
+}
+
+// lambertWm1Iter is lambertWm1 and the number of Halley iterations it
+// took (the tests bound it: cubic convergence from the starting forms).
+func lambertWm1Iter(x float64) (w float64, iters int) {
 	if x <= -1/math.E {
-		return -1
+		return -1, 0
 	}
 	if x >= 0 {
-		return math.Inf(-1)
+		return math.Inf(-1), 0
 	}
-	var w float64
 	if x < -0.25 {
 		q := -math.Sqrt(2 * (1 + math.E*x))
 		w = -1 + q - q*q/3 + 11*q*q*q/72
@@ -420,23 +429,29 @@ func lambertWm1(x float64) float64 {
 		l1 := math.Log(-x)
 		w = l1 - math.Log(-l1)
 	}
-	for i := 0; i < 50; i++ {
+	prev := math.Inf(1)
+	for iters < 50 {
+		iters++
 		ew := math.Exp(w)
 		f := w*ew - x
-		if w == -1 || f == 0 {
+		// At the branch point w = -1 the step below is f/(∓Inf) = 0, and
+		// the loop stops; with f = 0 too it would be 0/NaN.
+		if f == 0 {
 			break
 		}
 		d := ew*(w+1) - (w+2)*f/(2*w+2)
 		dw := f / d
 		w -= dw
-		if w > -1 {
-			w = -1
-		}
-		if math.Abs(dw) <= 1e-15*math.Abs(w) {
+		w = min(w, -1) // stay on the lower branch
+		// Stop when converged, or when the steps no longer shrink: they
+		// are then rounding noise, which near the branch point (f and
+		// its derivative both small) can stay above the tolerance.
+		if math.Abs(dw) <= 1e-15*math.Abs(w) || math.Abs(dw) >= prev {
 			break
 		}
+		prev = math.Abs(dw)
 	}
-	return w
+	return w, iters
 }
 
 // Snap returns the index in out of the cell nearest to the point (r, c)

@@ -43,7 +43,7 @@ type PlanarOp struct {
 	nCid         int
 	colOff0      int // the smallest offset of an interior report column
 	interiorCols int // report columns strictly between the first and the last
-	lowCid       int // first cid of the first report column's half-lines (-1: none)
+	lowCid       int // first cid of the first report column's half-lines (the whole line if one column)
 	highCid      int // first cid of the last report column's half-lines (-1: none)
 	v, lv        []float64
 }
@@ -65,14 +65,14 @@ type axis struct {
 	lo, hi   []float64
 	off0     int // smallest interior offset
 	interior int // interior report coordinates
-	low      int // first id of the first report coordinate's half-lines, -1 if none
+	low      int // first id of the first report coordinate's half-lines (the whole line if nOut is 1)
 	high     int // first id of the last one's, -1 if none
 }
 
 // newAxis lays out the intervals of nIn input coordinates starting at
 // in0 against nOut report coordinates starting at out0.
 func newAxis(in0, nIn, out0, nOut int) axis {
-	a := axis{ids: make([]int32, nIn*nOut), low: -1, high: -1}
+	a := axis{ids: make([]int32, nIn*nOut), high: -1}
 	lo, hi := out0, out0+nOut-1
 	interior := max(nOut-2, 0)
 	a.interior = interior
@@ -137,29 +137,11 @@ func (m PlanarLaplace) NewOp(in, out kernels.Grid, eps float64) (*PlanarOp, erro
 	op := &PlanarOp{In: in, Out: out, Eps: eps, ridOf: rows.ids, cidOf: cols.ids, nCid: nc,
 		colOff0: cols.off0, interiorCols: cols.interior, lowCid: cols.low, highCid: cols.high,
 		v: make([]float64, nr*nc), lv: make([]float64, nr*nc)}
-	// Only the pairs of intervals some entry uses (corner strips meet
-	// only corner columns).
-	used := make([]bool, nr*nc)
-	for i := range in.Rows {
-		for j := range out.Rows {
-			r := int(rows.ids[i*out.Rows+j])
-			for ic := range in.Cols {
-				for _, jc := range borderOrAll(out.Cols) {
-					used[r*nc+int(cols.ids[ic*out.Cols+jc])] = true
-				}
-			}
-			if cols.interior > 0 {
-				for k := range cols.interior + in.Cols - 1 {
-					used[r*nc+k] = true
-				}
-			}
-		}
-	}
+	// Every pair of a row and a column interval is some entry's: a row
+	// interval (an offset, or an end of the report rows for an input row)
+	// meets every report column.
 	for r := range nr {
 		for c := range nc {
-			if !used[r*nc+c] {
-				continue
-			}
 			v, err := pi.region(rows.lo[r], rows.hi[r], cols.lo[c], cols.hi[c])
 			if err != nil {
 				return nil, fmt.Errorf("%s: eps=%v: %w", m.Info().Name, eps, err)
@@ -169,15 +151,6 @@ func (m PlanarLaplace) NewOp(in, out kernels.Grid, eps float64) (*PlanarOp, erro
 		}
 	}
 	return op, nil
-}
-
-// borderOrAll lists the first and last of n report columns (all of them
-// when there are at most two).
-func borderOrAll(n int) []int {
-	if n == 1 {
-		return []int{0}
-	}
-	return []int{0, n - 1}
 }
 
 // integrator checks the arguments and returns the quadrature of m's
@@ -191,11 +164,11 @@ func (m PlanarLaplace) integrator(in, out kernels.Grid, eps float64) (*planarInt
 		return nil, fmt.Errorf("%s: unknown point model %d", info.Name, int(m.Point))
 	}
 	tol := m.RelTol
+	if !(tol >= 0 && tol < 1) {
+		return nil, fmt.Errorf("%s: RelTol = %v: must be in (0, 1)", info.Name, m.RelTol)
+	}
 	if tol == 0 {
 		tol = 1e-12
-	}
-	if !(tol > 0 && tol < 1) {
-		return nil, fmt.Errorf("%s: RelTol = %v: must be in (0, 1)", info.Name, m.RelTol)
 	}
 	return &planarIntegrator{eps: eps, q: newAdaptive(tol), uniform: m.Point == UniformInCell, memo: map[[4]float64]float64{}, short: newGaussRule(8)}, nil
 }

@@ -14,29 +14,36 @@ type gaussRule struct{ x, w []float64 }
 func newGaussRule(n int) gaussRule {
 	r := gaussRule{x: make([]float64, n), w: make([]float64, n)}
 	for i := 0; i < (n+1)/2; i++ {
-		x := math.Cos(math.Pi * (float64(i) + 0.75) / (float64(n) + 0.5))
-		var dp float64
-		for it := 0; it < 100; it++ {
-			// Three-term recurrence for P_n(x) and its derivative.
-			p0, p1 := 1.0, x
-			for k := 2; k <= n; k++ {
-				p0, p1 = p1, (float64(2*k-1)*x*p1-float64(k-1)*p0)/float64(k)
-			}
-			if n == 1 {
-				p0, p1 = 1, x
-			}
-			dp = float64(n) * (x*p1 - p0) / (x*x - 1)
-			dx := p1 / dp
-			x -= dx
-			if math.Abs(dx) < 1e-16 {
-				break
-			}
-		}
+		x, dp, _ := legendreRoot(n, math.Cos(math.Pi*(float64(i)+0.75)/(float64(n)+0.5)))
 		w := 2 / ((1 - x*x) * dp * dp)
 		r.x[i], r.w[i] = -x, w
 		r.x[n-1-i], r.w[n-1-i] = x, w
 	}
 	return r
+}
+
+// legendreRoot polishes x into a root of P_n by Newton's method and
+// returns it, P_n' there and the number of iterations (the tests bound
+// it: quadratic convergence from the guesses of newGaussRule).
+func legendreRoot(n int, x float64) (root, dp float64, iters int) {
+	for iters < 100 {
+		iters++
+		// Three-term recurrence for P_n(x) and its derivative.
+		p0, p1 := 1.0, x
+		for k := 2; k <= n; k++ {
+			p0, p1 = p1, (float64(2*k-1)*x*p1-float64(k-1)*p0)/float64(k)
+		}
+		if n == 1 {
+			p0, p1 = 1, x
+		}
+		dp = float64(n) * (x*p1 - p0) / (x*x - 1)
+		dx := p1 / dp
+		x -= dx
+		if math.Abs(dx) < 1e-16 {
+			break
+		}
+	}
+	return x, dp, iters
 }
 
 // apply integrates f over [a, b] with the rule.
