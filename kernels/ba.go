@@ -231,11 +231,7 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 			break
 		}
 		for x, p := range prior {
-			if p > 0 {
-				w[x] = p / z[x]
-			} else {
-				w[x] = 0
-			}
+			w[x] = p / z[x] // 0 for prior(x) = 0: Z(x) > 0 (see BA)
 		}
 		kp.prod(u, w, &ws.kw, &ws.sites[1])
 		for y, v := range u {
@@ -317,8 +313,9 @@ func (s *stencil) maxChange(c, iz, cp, izp []float64, uniformPrev bool) float64 
 	best := 0.0
 	for rx := 0; rx < R; rx++ {
 		for ry := 0; ry < R; ry++ {
-			base := (R - 1 + rx - ry) * ts
-			trow := s.t[base : base+2*C-1]
+			// K(x, y) for x = (rx, cx) and the C cells y of row ry is
+			// t[base-cx : base-cx+C] (see stencil).
+			base := (R-1+rx-ry)*ts + C - 1
 			cy := c[ry*C : (ry+1)*C : (ry+1)*C]
 			var cpy []float64
 			if !uniformPrev {
@@ -326,8 +323,7 @@ func (s *stencil) maxChange(c, iz, cp, izp []float64, uniformPrev bool) float64 
 			}
 			for cx := 0; cx < C; cx++ {
 				x := rx*C + cx
-				k := trow[C-1-cx : 2*C-1-cx]
-				k = k[:len(cy)]
+				k := s.t[base-cx:][:len(cy)]
 				a := iz[x]
 				if uniformPrev {
 					for j, kv := range k {
@@ -354,11 +350,10 @@ func (s *stencil) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) flo
 	best := 0.0
 	for rx := 0; rx < R; rx++ {
 		for ry := 0; ry < R; ry++ {
-			base := (R - 1 + rx - ry) * ts
-			nrow := s.nd[base : base+2*C-1]
+			base := (R-1+rx-ry)*ts + C - 1 // as in maxChange
 			for cx := 0; cx < C; cx++ {
 				x := rx*C + cx
-				k := nrow[C-1-cx : 2*C-1-cx]
+				k := s.nd[base-cx:][:C]
 				for cy := 0; cy < C; cy++ {
 					y := ry*C + cy
 					prev := u
