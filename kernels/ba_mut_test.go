@@ -126,3 +126,62 @@ func TestBAStopsStrictlyBelowDelta(t *testing.T) {
 		}
 	}
 }
+
+// TestBADiagonalBoundSkipsExactChange: in convergence mode the exact
+// change maximum is computed only at the iterations whose diagonal bound
+// lb_t = max_x |C_t[x,x] - C_{t-1}[x,x]| is below Delta (lb_t >= Delta
+// already rules convergence out), and at the cap. The bounds are
+// recomputed here from the factors of capped runs (the same floating-point
+// operations as BA's), and Delta is set to one of them exactly, the case
+// where computing the maximum would be wasted.
+func TestBADiagonalBoundSkipsExactChange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	g, prior := randCity(t, rng, 4, 3, 0.2)
+	const beta, T = 0.8, 8
+	for _, forceLog := range []bool{false, true} {
+		// diag[t][x] = C_t[x,x] as BA computes it (diag[0] unused).
+		diag := make([][]float64, T+1)
+		for it := 1; it <= T; it++ {
+			var ws BAWorkspace
+			b, err := ws.ba(g, prior, BAConfig{Beta: beta, Iterations: it}, forceLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			diag[it] = make([]float64, g.Len())
+			for x := range diag[it] {
+				if forceLog {
+					diag[it][x] = math.Exp(b.logc[x] - b.logZ[x])
+				} else {
+					diag[it][x] = b.Marginal[x] * (1 / b.z[x])
+				}
+			}
+		}
+		lb := make([]float64, T+1) // lb[1] = 0: C_0 is not diagonal-tested
+		for it := 2; it <= T; it++ {
+			for x := range diag[it] {
+				lb[it] = max(lb[it], math.Abs(diag[it][x]-diag[it-1][x]))
+			}
+		}
+		for _, at := range []int{3, 5} {
+			delta := lb[at]
+			var ws BAWorkspace
+			b, err := ws.ba(g, prior, BAConfig{Beta: beta, Delta: delta, MaxIterations: T}, forceLog)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.Iterations <= at {
+				t.Fatalf("log=%v delta = lb at %d: stopped after %d, before the bound's iteration", forceLog, at, b.Iterations)
+			}
+			want := 0
+			for it := 1; it <= b.Iterations; it++ {
+				if lb[it] < delta || it == T {
+					want++
+				}
+			}
+			if ws.exactChanges != want {
+				t.Errorf("log=%v delta = lb at %d: %d exact change maxima in %d iterations, want %d (bounds %v)",
+					forceLog, at, ws.exactChanges, b.Iterations, want, lb[1:])
+			}
+		}
+	}
+}
