@@ -171,10 +171,8 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	ws.c, ws.cAlt, ws.z, ws.zAlt = next(m), next(m), next(m), next(m)
 	ws.iz, ws.izAlt, ws.w, ws.u = next(m), next(m), next(m), next(m)
 	ws.mx = next(g.Cols)
-	ws.kw.stdScratch = nil // never left aliasing an earlier slab
-	if sl > 0 {
-		ws.kw.stdScratch = next(sl)
-	}
+	// Empty with FFTs, and never left aliasing an earlier slab.
+	ws.kw.stdScratch = next(sl)
 	if !logDomain {
 		if ws.iterate(out, prior, maxIter, converge, cfg.Delta, wide && large) {
 			return out, nil

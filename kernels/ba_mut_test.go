@@ -185,3 +185,40 @@ func TestBADiagonalBoundSkipsExactChange(t *testing.T) {
 		}
 	}
 }
+
+// TestBADenseFlushBoundary: Dense flushes the entries below the smallest
+// normal number and keeps those at it. The channel's factors are set by
+// hand so that the diagonal entry (K = 1) of row 0 lands exactly on the
+// boundary: c(0)/Z(0) = 2^-1022 in the linear domain, ln c(0) - ln Z(0) =
+// ln 2^-1022 (whose exp is the normal 2.2250738585072626e-308) in the
+// log domain.
+func TestBADenseFlushBoundary(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	g, prior := randCity(t, rng, 2, 3, 0)
+	for _, forceLog := range []bool{false, true} {
+		var ws BAWorkspace
+		b, err := ws.ba(g, prior, BAConfig{Beta: 1, Iterations: 2}, forceLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bb := *b
+		want := smallestNormal
+		if forceLog {
+			bb.logc = append([]float64(nil), b.logc...)
+			bb.logZ = append([]float64(nil), b.logZ...)
+			bb.logc[0], bb.logZ[0] = logSmallestNormal, 0
+			want = math.Exp(logSmallestNormal)
+		} else {
+			bb.Marginal = append([]float64(nil), b.Marginal...)
+			bb.z = append([]float64(nil), b.z...)
+			bb.Marginal[0], bb.z[0] = smallestNormal, 1
+		}
+		ch, err := bb.Dense()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ch.P[0]; got != want || want < smallestNormal {
+			t.Errorf("log=%v: entry on the boundary %v, want %v kept", forceLog, got, want)
+		}
+	}
+}
