@@ -115,3 +115,54 @@ func TestIBUStopsStrictlyBelowDelta(t *testing.T) {
 		})
 	}
 }
+
+// TestIBUUniformFixedPoint: when the reports are exactly those the uniform
+// input produces (q = u C), the uniform start is a fixed point of IBU
+// (theta_1(x) = u(x) sum_y C[x,y] = u(x)), so convergence mode stops after
+// one update, in every IBU path: the first change is measured from the
+// uniform start itself.
+func TestIBUUniformFixedPoint(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	const delta = 1e-9
+	g, _ := NewGrid(3, 4)
+	ch := randChannel(rng, g, g, 0.2)
+	u := uniform(g.Len())
+	q, err := Marginal(u, ch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string, est []float64, it int, err error) {
+		t.Helper()
+		if err != nil || it != 1 || maxAbsDiff(est, uniform(len(est))) > 1e-15 {
+			t.Errorf("%s: %d updates (%v), estimate %.3g from uniform; want 1 update, uniform", name, it, err, maxAbsDiff(est, uniform(len(est))))
+		}
+	}
+	est, it, err := IBU(ch, q, nil, IBUConfig{Delta: delta})
+	check("dense IBU", est, it, err)
+	ch2, _ := Laplace(g, g.Widen(1), 0.7)
+	q2, err := Marginal(u, ch2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	est, it, err = GIBU([]Batch{{ch, q}, {ch2, q2}}, nil, IBUConfig{Delta: delta})
+	check("GIBU", est, it, err)
+	for _, tc := range []struct {
+		rows, cols int
+		beta       float64
+		log        bool
+	}{{5, 6, 0.9, false}, {5, 6, 0.9, true}, {32, 32, 2, false}, {32, 32, 40, true}} {
+		gb, prior := randCity(t, rng, tc.rows, tc.cols, 0.2)
+		var bw BAWorkspace
+		b, err := bw.ba(gb, prior, BAConfig{Beta: tc.beta, Iterations: 5}, tc.log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ub := uniform(gb.Len())
+		qb := make([]float64, gb.Len())
+		if err := b.ApplyT(qb, ub); err != nil {
+			t.Fatal(err)
+		}
+		est, it, err := b.IBU(toDist(qb), nil, IBUConfig{Delta: delta})
+		check(fmt.Sprintf("IBU on BA %v log=%v", gb, tc.log), est, it, err)
+	}
+}
