@@ -166,3 +166,45 @@ func TestIBUUniformFixedPoint(t *testing.T) {
 		check(fmt.Sprintf("IBU on BA %v log=%v", gb, tc.log), est, it, err)
 	}
 }
+
+// scaled returns v times s, a new slice.
+func scaled(v []float64, s float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = s * x
+	}
+	return out
+}
+
+// TestGIBUCountScale: GIBU depends on the counts only through their
+// proportions (each is divided by the total N), so counts scaled by
+// 1e300 or 1e-300 (totals near the ends of the float range, where any
+// unnormalised ratio would overflow or underflow) give the estimate of the
+// unscaled counts; one batch of counts n q gives IBU with q.
+func TestGIBUCountScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	g, _ := NewGrid(3, 4)
+	ch := randChannel(rng, g, g, 0.1)
+	ch2, _ := Laplace(g, g.Widen(1), 0.7)
+	q := randPrior(rng, g.Len(), 0.2)
+	counts2 := scaled(randPrior(rng, ch2.Out.Len(), 0.2), 3)
+	cfg := IBUConfig{Iterations: 12}
+	want, _, err := IBU(ch, q, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want2, _, err := GIBU([]Batch{{ch, q}, {ch2, counts2}}, nil, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []float64{1e300, 1e-300, 7} {
+		got, _, err := GIBU([]Batch{{ch, scaled(q, s)}}, nil, cfg)
+		if err != nil || maxAbsDiff(got, want) > 1e-14 {
+			t.Errorf("one batch of counts %g q: differs from IBU with q by %.3g (%v)", s, maxAbsDiff(got, want), err)
+		}
+		got, _, err = GIBU([]Batch{{ch, scaled(q, s)}, {ch2, scaled(counts2, s)}}, nil, cfg)
+		if err != nil || maxAbsDiff(got, want2) > 1e-14 {
+			t.Errorf("two batches, counts scaled by %g: differ from the unscaled estimate by %.3g (%v)", s, maxAbsDiff(got, want2), err)
+		}
+	}
+}
