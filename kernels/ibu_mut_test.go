@@ -208,3 +208,92 @@ func TestGIBUCountScale(t *testing.T) {
 		}
 	}
 }
+
+// TestIBUCarefulOnlyWhenNeeded: the log-domain careful step (O(|X||Y|)
+// logarithms and exponentials) replaces an update only when some report
+// with a positive count has probability den(y) < denTiny = 1e-290 under
+// the estimate: not for ordinary channels, not for a zero-count report
+// however improbable, not at den(y) = denTiny exactly, and always just
+// below it.
+func TestIBUCarefulOnlyWhenNeeded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(47, 48))
+	g, _ := NewGrid(3, 4)
+	ordinary := randChannel(rng, g, g, 0.2)
+	qo := randPrior(rng, g.Len(), 0.2)
+
+	line2, line3 := Grid{Rows: 1, Cols: 2}, Grid{Rows: 1, Cols: 3}
+	silent, _ := NewChannel(line2, line3) // output 2 is never reported
+	copy(silent.P, []float64{0.5, 0.5, 1e-300, 0.3, 0.7, 0})
+	qs := []float64{0.5, 0.5, 0}
+
+	// From the uniform start, den(1) = 0.5*p + 0.5*0 = p/2 exactly.
+	edge := func(p float64) *Channel {
+		ch, _ := NewChannel(line2, line2)
+		copy(ch.P, []float64{1, p, 1, 0}) // 1 + p rounds to 1
+		return ch
+	}
+	qe := []float64{0.5, 0.5}
+	for _, tc := range []struct {
+		name string
+		ch   *Channel
+		q    []float64
+		want int
+	}{
+		{"ordinary channel", ordinary, qo, 0},
+		{"zero-count report of probability 5e-301", silent, qs, 0},
+		{"den = denTiny", edge(2 * denTiny), qe, 0},
+		{"den just below denTiny", edge(2 * math.Nextafter(denTiny, 0)), qe, 1},
+	} {
+		var ws IBUWorkspace
+		its := 5
+		if tc.want > 0 {
+			its = 1 // only the first update starts from the uniform estimate
+		}
+		if _, _, err := ws.IBU(nil, tc.ch, tc.q, nil, IBUConfig{Iterations: its}); err != nil || ws.careful != tc.want {
+			t.Errorf("IBU, %s: %d careful steps (%v), want %d", tc.name, ws.careful, err, tc.want)
+		}
+		batches := []Batch{{tc.ch, tc.q}, {tc.ch, scaled(tc.q, 3)}}
+		if _, _, err := ws.GIBU(nil, batches, nil, IBUConfig{Iterations: its}); err != nil || ws.careful != tc.want {
+			t.Errorf("GIBU, %s: %d careful steps (%v), want %d", tc.name, ws.careful, err, tc.want)
+		}
+	}
+}
+
+// TestGIBUCountScaleCareful: the careful step, too, depends on the counts
+// only through their proportions: on a channel whose third output has
+// probability 3e-301 under the start (every update careful), counts
+// scaled by 1e300 or 1e-300 give the unscaled estimate.
+func TestGIBUCountScaleCareful(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 3}
+	ch, _ := NewChannel(line, line)
+	copy(ch.P, []float64{
+		0.7, 0.3, 0,
+		0.2, 0.8 - 1e-300, 1e-300,
+		0.5, 0.5, 0,
+	})
+	start := []float64{0.5, 0.3, 0.2}
+	q := []float64{0.25, 0.5, 0.25}
+	counts2 := []float64{3, 1, 2}
+	cfg := IBUConfig{Iterations: 2}
+	var ws IBUWorkspace
+	want, _, err := ws.GIBU(nil, []Batch{{ch, q}}, start, cfg)
+	if err != nil || ws.careful == 0 {
+		t.Fatalf("one batch: %d careful steps, %v", ws.careful, err)
+	}
+	want = append([]float64(nil), want...)
+	want2, _, err := ws.GIBU(nil, []Batch{{ch, q}, {ch, counts2}}, start, cfg)
+	if err != nil || ws.careful == 0 {
+		t.Fatalf("two batches: %d careful steps, %v", ws.careful, err)
+	}
+	want2 = append([]float64(nil), want2...)
+	for _, s := range []float64{1e300, 1e-300} {
+		got, _, err := GIBU([]Batch{{ch, scaled(q, s)}}, start, cfg)
+		if err != nil || maxAbsDiff(got, want) > 1e-14 {
+			t.Errorf("one batch scaled by %g: differs by %.3g (%v)", s, maxAbsDiff(got, want), err)
+		}
+		got, _, err = GIBU([]Batch{{ch, scaled(q, s)}, {ch, scaled(counts2, s)}}, start, cfg)
+		if err != nil || maxAbsDiff(got, want2) > 1e-14 {
+			t.Errorf("two batches scaled by %g: differ by %.3g (%v)", s, maxAbsDiff(got, want2), err)
+		}
+	}
+}
