@@ -297,3 +297,50 @@ func TestGIBUCountScaleCareful(t *testing.T) {
 		}
 	}
 }
+
+// TestIBUOnBAStarvedSilentOutput: on the 1x3 line with beta = 100 and the
+// prior on the two ends, BA starves the middle output (c(1) shrinks by
+// about 2e^-100 per iteration, to ~1e-260 after 7), and from a start
+// with theta(1) = 0 its probability den(1) = c(1) (K a)(1) is ~1e-304,
+// below denTiny. Nobody reporting it, the factorised IBU keeps its fast
+// path: no allocation with a warm workspace. Reporting it sends the run to
+// the materialised channel (which allocates) and its careful step, whose
+// estimate is the definition's.
+func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
+	line := Grid{Rows: 1, Cols: 3}
+	b := mustBA(t, line, []float64{0.5, 0, 0.5}, BAConfig{Beta: 100, Iterations: 7})
+	if b.logDomain || b.Marginal[1] > 1e-250 || b.Marginal[1] < 1e-300 {
+		t.Fatalf("marginal %v (log domain %v): output 1 not starved in the linear domain", b.Marginal, b.logDomain)
+	}
+	start := []float64{0.5, 0, 0.5}
+	var ws IBUWorkspace
+	dst := make([]float64, 3)
+	silent := []float64{0.5, 0, 0.5}
+	if a := testing.AllocsPerRun(5, func() {
+		if _, _, err := ws.IBUOnBA(dst, b, silent, start, IBUConfig{Iterations: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}); a != 0 {
+		t.Errorf("silent starved output: %v allocations per warm call, want 0 (no fallback)", a)
+	}
+	reported := []float64{0.4, 0.2, 0.4}
+	ch := b.Channel()
+	got, _, err := ws.IBUOnBA(nil, b, reported, start, IBUConfig{Iterations: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := start
+	for it := 0; it < 3; it++ {
+		want = logGIBUStep([]Batch{{ch, reported}}, want)
+	}
+	if d := maxAbsDiff(got, want); d > 1e-14 {
+		t.Errorf("reported starved output: estimate %v, definition %v", got, want)
+	}
+	if a := testing.AllocsPerRun(5, func() {
+		if _, _, err := ws.IBUOnBA(dst, b, reported, start, IBUConfig{Iterations: 3}); err != nil {
+			t.Fatal(err)
+		}
+	}); a == 0 {
+		t.Errorf("reported starved output: no allocation, so no fallback to the materialised channel")
+	}
+}
