@@ -98,7 +98,9 @@ type IBUWorkspace struct {
 	kw              kprodWork
 	sites           [2]kprodSite // K a and K r of the factorised IBU
 	sitesFor        *kprod       // the plan sites describes
-	careful         int          // careful steps of the last IBU or GIBU (for tests)
+	// Work of the last IBU or GIBU, for tests of its cost: careful steps
+	// taken, and passes over a dense channel (densePass calls).
+	careful, passes int
 }
 
 func grow(b []float64, n int) []float64 {
@@ -186,7 +188,7 @@ func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []
 	}
 	w.prev = grow(w.prev, m)
 	w.s = grow(w.s, m)
-	w.careful = 0
+	w.careful, w.passes = 0, 0
 	var iters int
 	if len(batches) == 1 {
 		iters, err = w.runOne(theta, batches[0], 1/total, maxIter, converge, cfg.Delta)
@@ -340,6 +342,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 		}
 		if !fresh {
 			clear(den)
+			w.passes++
 			densePass(p, m, n, r, den, theta, w.s, passAxpy)
 		}
 		fresh = false
@@ -352,6 +355,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 			} else {
 				clear(den)
 			}
+			w.passes++
 			densePass(p, m, n, r, den, theta, w.s, mode)
 			fresh = mode == passFused
 		}
@@ -405,6 +409,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 			w.dens[t] = grow(w.dens[t], n)
 			w.rs[t] = grow(w.rs[t], n)
 			clear(w.dens[t])
+			w.passes++
 			densePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
 			ok = ratios(w.rs[t], b.Counts, w.dens[t], scale) && ok
 		}
@@ -413,6 +418,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 			for t, b := range batches {
 				ch := b.Channel
 				m, n := ch.In.Len(), ch.Out.Len()
+				w.passes++
 				densePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
 				for x, v := range dot {
 					s[x] += v

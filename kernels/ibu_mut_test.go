@@ -344,3 +344,30 @@ func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
 		t.Errorf("reported starved output: no allocation, so no fallback to the materialised channel")
 	}
 }
+
+// TestIBUOnePassPerUpdate: dense IBU reads the channel once for the first
+// den and then once per update (the fused pass computes the next den
+// while it finishes the estimate; the last update skips it), in both
+// stopping modes; GIBU reads each batch's channel twice per update.
+func TestIBUOnePassPerUpdate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(49, 50))
+	g, _ := NewGrid(4, 5)
+	ch := randChannel(rng, g, g, 0.2)
+	q := randPrior(rng, g.Len(), 0.2)
+	var ws IBUWorkspace
+	for _, T := range []int{1, 2, 7} {
+		if _, it, err := ws.IBU(nil, ch, q, nil, IBUConfig{Iterations: T}); err != nil || it != T || ws.passes != T+1 {
+			t.Errorf("IBU, %d updates: %d passes (%d updates, %v), want %d", T, ws.passes, it, err, T+1)
+		}
+		if _, it, err := ws.IBU(nil, ch, q, nil, IBUConfig{Delta: 1e-300, MaxIterations: T}); err != nil || it != T || ws.passes != T+1 {
+			t.Errorf("IBU capped at %d updates: %d passes (%d updates, %v), want %d", T, ws.passes, it, err, T+1)
+		}
+		batches := []Batch{{ch, q}, {ch, randPrior(rng, g.Len(), 0)}}
+		if _, it, err := ws.GIBU(nil, batches, nil, IBUConfig{Iterations: T}); err != nil || it != T || ws.passes != 4*T {
+			t.Errorf("GIBU, 2 batches, %d updates: %d passes (%v), want %d", T, ws.passes, err, 4*T)
+		}
+	}
+	if _, it, err := ws.IBU(nil, ch, q, nil, IBUConfig{Delta: 1e-6}); err != nil || it < 2 || ws.passes != it+1 {
+		t.Errorf("IBU to delta 1e-6: %d passes for %d updates (%v), want one more", ws.passes, it, err)
+	}
+}
