@@ -103,9 +103,11 @@ type IBUWorkspace struct {
 	careful, passes int
 }
 
-func grow(b []float64, n int) []float64 {
+// grow returns b resliced to n entries, or a new zeroed slice when b's
+// capacity is short.
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }
@@ -391,10 +393,8 @@ func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
 // batch for its den, then one dot pass per batch accumulating
 // s(x) = sum_t <C_t[x,:], r_t>.
 func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
-	for len(w.dens) < len(batches) {
-		w.dens = append(w.dens, nil)
-		w.rs = append(w.rs, nil)
-	}
+	w.dens = grow(w.dens, len(batches))
+	w.rs = grow(w.rs, len(batches))
 	s := w.s
 	w.dot = grow(w.dot, len(theta))
 	dot := w.dot
