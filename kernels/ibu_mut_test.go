@@ -371,3 +371,49 @@ func TestIBUOnePassPerUpdate(t *testing.T) {
 		t.Errorf("IBU to delta 1e-6: %d passes for %d updates (%v), want one more", ws.passes, it, err)
 	}
 }
+
+// TestIBUOnBAImpossibleReportSkipped: on a large grid (FFT products), a
+// report of an output the channel cannot produce (c(y) = 0, set here by
+// hand, in the linear and the log domain) is skipped: the estimate is
+// the one for the other reports alone, renormalised, as in exact
+// arithmetic IBU conditioned on the explainable reports.
+func TestIBUOnBAImpossibleReportSkipped(t *testing.T) {
+	rng := rand.New(rand.NewPCG(51, 52))
+	g, prior := randCity(t, rng, 32, 32, 0)
+	const y0 = 40
+	for _, forceLog := range []bool{false, true} {
+		var bw BAWorkspace
+		b, err := bw.ba(g, prior, BAConfig{Beta: 40, Iterations: 3}, forceLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bb := *b
+		bb.lazy = &baLazy{}
+		bb.Marginal = append([]float64(nil), b.Marginal...)
+		bb.Marginal[y0] = 0
+		if forceLog {
+			bb.logc = append([]float64(nil), b.logc...)
+			bb.logc[y0] = math.Inf(-1)
+		}
+		q := randPrior(rng, g.Len(), 0)
+		q[y0] = 0.3
+		toDist(q)
+		rest := append([]float64(nil), q...)
+		rest[y0] = 0
+		toDist(rest)
+		cfg := IBUConfig{Iterations: 4}
+		var ws IBUWorkspace
+		got, _, err := ws.IBUOnBA(nil, &bb, q, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append([]float64(nil), got...)
+		want, _, err := ws.IBUOnBA(nil, &bb, rest, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d > 1e-12 {
+			t.Errorf("log=%v: with the impossible report the estimate differs by %.3g from the one without it", forceLog, d)
+		}
+	}
+}
