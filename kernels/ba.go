@@ -284,12 +284,12 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 		if t == maxIter {
 			break
 		}
+		// ln c stays finite from the uniform start (each lprod entry sums
+		// over a window widened until it holds a finite term), and so does
+		// ln Z(x) >= ln c(x); prior(x) = 0 then gives ln 0 - ln Z(x) =
+		// -Inf: the term is dropped.
 		for x, p := range prior[:m] {
-			if p > 0 {
-				lw[x] = log(p) - lz[x]
-			} else {
-				lw[x] = math.Inf(-1)
-			}
+			lw[x] = log(p) - lz[x]
 		}
 		kp.lprod(lu, lw, ws.mx)
 		for y, v := range lu {
