@@ -417,3 +417,27 @@ func TestIBUOnBAImpossibleReportSkipped(t *testing.T) {
 		}
 	}
 }
+
+// TestIBURatiosDenTinyBoundary: the dense IBU (ratios) and the factorised
+// one (ibuRatios, den = c .* kv) accept a report of probability den
+// exactly when den >= denTiny, and ignore a report of count zero whatever
+// its probability; the ratios are count/den and q/kv.
+func TestIBURatiosDenTinyBoundary(t *testing.T) {
+	for _, d := range []float64{0, math.Nextafter(denTiny, 0), denTiny, nextUp(denTiny), 1e-10, 1} {
+		want := d >= denTiny
+		r := []float64{-1}
+		if ok := ratios(r, []float64{2}, []float64{d}, 0.5); ok != want || (d > 0 && r[0] != 1/d) {
+			t.Errorf("ratios, den %g: ok %v, r %v; want %v, %v", d, ok, r[0], want, 1/d)
+		}
+		// den = c kv with kv = 4, c = d/4 (exact: a power of two).
+		if ok := ibuRatios(r, []float64{0.5}, []float64{d / 4}, []float64{4}); ok != want || r[0] != 0.125 {
+			t.Errorf("ibuRatios, den %g: ok %v, r %v; want %v, 0.125", d, ok, r[0], want)
+		}
+		if ok := ratios(r, []float64{0}, []float64{d}, 0.5); !ok || r[0] != 0 {
+			t.Errorf("ratios, count 0, den %g: ok %v, r %v; want true, 0", d, ok, r[0])
+		}
+		if ok := ibuRatios(r, []float64{0}, []float64{d / 4}, []float64{4}); !ok || r[0] != 0 {
+			t.Errorf("ibuRatios, q 0, den %g: ok %v, r %v; want true, 0", d, ok, r[0])
+		}
+	}
+}
