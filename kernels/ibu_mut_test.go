@@ -401,19 +401,27 @@ func TestIBUOnBAImpossibleReportSkipped(t *testing.T) {
 		rest := append([]float64(nil), q...)
 		rest[y0] = 0
 		toDist(rest)
+		// Nearly all reports impossible: the explainable ones carry 1e-250
+		// of the mass (the update's unnormalised estimate sums to 1e-250).
+		qt := make([]float64, g.Len())
+		qt[y0], qt[y0+1] = 1, 1e-250
+		restt := make([]float64, g.Len())
+		restt[y0+1] = 1
 		cfg := IBUConfig{Iterations: 4}
 		var ws IBUWorkspace
-		got, _, err := ws.IBUOnBA(nil, &bb, q, nil, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = append([]float64(nil), got...)
-		want, _, err := ws.IBUOnBA(nil, &bb, rest, nil, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if d := maxAbsDiff(got, want); d > 1e-12 {
-			t.Errorf("log=%v: with the impossible report the estimate differs by %.3g from the one without it", forceLog, d)
+		for _, tc := range []struct{ q, rest []float64 }{{q, rest}, {qt, restt}} {
+			got, _, err := ws.IBUOnBA(nil, &bb, tc.q, nil, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append([]float64(nil), got...)
+			want, _, err := ws.IBUOnBA(nil, &bb, tc.rest, nil, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := maxAbsDiff(got, want); !(d <= 1e-12) {
+				t.Errorf("log=%v, impossible report of mass %v: the estimate differs by %.3g from the one without it", forceLog, tc.q[y0], d)
+			}
 		}
 	}
 }
