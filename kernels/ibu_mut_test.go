@@ -449,3 +449,34 @@ func TestIBURatiosDenTinyBoundary(t *testing.T) {
 		}
 	}
 }
+
+// TestIBUOnBAWorkspaceSwitchesChannels: a workspace reused across large
+// BA channels (FFT products, whose call sites remember their split
+// between products) gives exactly what a fresh workspace gives, when it
+// switches to another channel and when it comes back.
+func TestIBUOnBAWorkspaceSwitchesChannels(t *testing.T) {
+	rng := rand.New(rand.NewPCG(53, 54))
+	g, prior := randCity(t, rng, 32, 33, 0.3)
+	q := randPrior(rng, g.Len(), 0.3)
+	var chans []*BAChannel
+	for _, beta := range []float64{0.3, 3} {
+		chans = append(chans, mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 4}))
+	}
+	cfg := IBUConfig{Iterations: 6}
+	var ws IBUWorkspace
+	for i, k := range []int{0, 1, 0, 0, 1} {
+		b := chans[k]
+		got, _, err := ws.IBUOnBA(nil, b, q, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var fresh IBUWorkspace
+		want, _, err := fresh.IBUOnBA(nil, b, q, nil, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := maxAbsDiff(got, want); d != 0 {
+			t.Errorf("call %d (beta %v): reused workspace differs from a fresh one by %g", i, b.Beta, d)
+		}
+	}
+}
