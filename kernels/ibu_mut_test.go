@@ -451,21 +451,27 @@ func TestIBURatiosDenTinyBoundary(t *testing.T) {
 }
 
 // TestIBUOnBAWorkspaceSwitchesChannels: a workspace reused across large
-// BA channels (FFT products, whose call sites remember their split
-// between products) gives exactly what a fresh workspace gives, when it
-// switches to another channel and when it comes back.
+// BA channels (FFT products, whose call sites remember their near/far
+// split between products) gives exactly what a fresh workspace gives, with
+// the same work, when it switches channel (the sites learned on another
+// kernel are dropped); called again on the same channel it keeps the split
+// it learned, so it skips the full-kernel FFTs a fresh workspace starts
+// with (beta = 8: the split has radius 1), and agrees with the fresh
+// estimate to the products' rounding.
 func TestIBUOnBAWorkspaceSwitchesChannels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	g, prior := randCity(t, rng, 32, 33, 0.3)
 	q := randPrior(rng, g.Len(), 0.3)
 	var chans []*BAChannel
-	for _, beta := range []float64{0.3, 3} {
+	for _, beta := range []float64{8, 3} {
 		chans = append(chans, mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 4}))
 	}
 	cfg := IBUConfig{Iterations: 6}
 	var ws IBUWorkspace
+	prev := -1
 	for i, k := range []int{0, 1, 0, 0, 1} {
 		b := chans[k]
+		ws.kw.stats = kprodStats{}
 		got, _, err := ws.IBUOnBA(nil, b, q, nil, cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -475,8 +481,21 @@ func TestIBUOnBAWorkspaceSwitchesChannels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := maxAbsDiff(got, want); d != 0 {
+		// The same products up to their certified rounding when the split
+		// differs (the repeated call), and exactly otherwise.
+		tol := 0.0
+		if k == prev {
+			tol = 1e-12
+		}
+		if d := maxAbsDiff(got, want); d > tol {
 			t.Errorf("call %d (beta %v): reused workspace differs from a fresh one by %g", i, b.Beta, d)
 		}
+		switch {
+		case k != prev && ws.kw.stats != fresh.kw.stats:
+			t.Errorf("call %d (beta %v), after another channel: work %+v, a fresh workspace's %+v", i, b.Beta, ws.kw.stats, fresh.kw.stats)
+		case k == prev && (ws.kw.stats.full != 0 || fresh.kw.stats.full == 0):
+			t.Errorf("call %d (beta %v), same channel again: %d entries by full-kernel FFT (fresh: %d), want 0", i, b.Beta, ws.kw.stats.full, fresh.kw.stats.full)
+		}
+		prev = k
 	}
 }
