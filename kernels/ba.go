@@ -102,6 +102,9 @@ type BAWorkspace struct {
 	buf                         []float64 // backs all of the above
 	kw                          kprodWork
 	sites                       [2]kprodSite // Z = K c and K(prior ./ Z)
+	// exactChanges counts the exact change maxima (O(m^2) or more each)
+	// computed by the last call, for tests of the diagonal bound's use.
+	exactChanges int
 }
 
 func (ws *BAWorkspace) kprod(g Grid, beta float64, logDomain bool) *kprod {
@@ -142,6 +145,7 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	if err != nil {
 		return nil, fmt.Errorf("ba: %w", err)
 	}
+	ws.exactChanges = 0
 	if err := checkDist("ba: prior", prior, m); err != nil {
 		return nil, err
 	}
@@ -167,10 +171,8 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	ws.c, ws.cAlt, ws.z, ws.zAlt = next(m), next(m), next(m), next(m)
 	ws.iz, ws.izAlt, ws.w, ws.u = next(m), next(m), next(m), next(m)
 	ws.mx = next(g.Cols)
-	ws.kw.stdScratch = nil // never left aliasing an earlier slab
-	if sl > 0 {
-		ws.kw.stdScratch = next(sl)
-	}
+	// Empty with FFTs, and never left aliasing an earlier slab.
+	ws.kw.stdScratch = next(sl)
 	if !logDomain {
 		if ws.iterate(out, prior, maxIter, converge, cfg.Delta, wide && large) {
 			return out, nil
@@ -211,8 +213,9 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 			}
 			// The diagonal entries C[x,x] = c(x)/Z(x) (K = 1) give a
 			// lower bound of the change in O(m); the exact maximum is
-			// needed only when the bound does not already exceed delta,
-			// or on the last iteration (for Change).
+			// needed only when the bound is below delta (lb >= delta
+			// already rules convergence out), or on the last iteration
+			// (for Change).
 			lb := 0.0
 			if t > 1 {
 				for x, v := range c {
@@ -220,6 +223,7 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 				}
 			}
 			if lb < delta || t == maxIter {
+				ws.exactChanges++
 				out.Change = kp.maxChange(c, iz, cPrev, izPrev, t == 1)
 				if out.Change < delta {
 					out.Converged = true
@@ -231,11 +235,7 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 			break
 		}
 		for x, p := range prior {
-			if p > 0 {
-				w[x] = p / z[x]
-			} else {
-				w[x] = 0
-			}
+			w[x] = p / z[x] // 0 for prior(x) = 0: Z(x) > 0 (see BA)
 		}
 		kp.prod(u, w, &ws.kw, &ws.sites[1])
 		for y, v := range u {
@@ -273,6 +273,7 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 				}
 			}
 			if lb < delta || t == maxIter {
+				ws.exactChanges++
 				out.Change = kp.maxChangeLog(lc, lz, lcPrev, lzPrev, t == 1)
 				if out.Change < delta {
 					out.Converged = true
@@ -283,12 +284,12 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 		if t == maxIter {
 			break
 		}
+		// ln c stays finite from the uniform start (each lprod entry sums
+		// over a window widened until it holds a finite term), and so does
+		// ln Z(x) >= ln c(x); prior(x) = 0 then gives ln 0 - ln Z(x) =
+		// -Inf: the term is dropped.
 		for x, p := range prior[:m] {
-			if p > 0 {
-				lw[x] = log(p) - lz[x]
-			} else {
-				lw[x] = math.Inf(-1)
-			}
+			lw[x] = log(p) - lz[x]
 		}
 		kp.lprod(lu, lw, ws.mx)
 		for y, v := range lu {
@@ -317,8 +318,9 @@ func (s *stencil) maxChange(c, iz, cp, izp []float64, uniformPrev bool) float64 
 	best := 0.0
 	for rx := 0; rx < R; rx++ {
 		for ry := 0; ry < R; ry++ {
-			base := (R - 1 + rx - ry) * ts
-			trow := s.t[base : base+2*C-1]
+			// K(x, y) for x = (rx, cx) and the C cells y of row ry is
+			// t[base-cx : base-cx+C] (see stencil).
+			base := (R-1+rx-ry)*ts + C - 1
 			cy := c[ry*C : (ry+1)*C : (ry+1)*C]
 			var cpy []float64
 			if !uniformPrev {
@@ -326,8 +328,7 @@ func (s *stencil) maxChange(c, iz, cp, izp []float64, uniformPrev bool) float64 
 			}
 			for cx := 0; cx < C; cx++ {
 				x := rx*C + cx
-				k := trow[C-1-cx : 2*C-1-cx]
-				k = k[:len(cy)]
+				k := s.t[base-cx:][:len(cy)]
 				a := iz[x]
 				if uniformPrev {
 					for j, kv := range k {
@@ -354,11 +355,10 @@ func (s *stencil) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) flo
 	best := 0.0
 	for rx := 0; rx < R; rx++ {
 		for ry := 0; ry < R; ry++ {
-			base := (R - 1 + rx - ry) * ts
-			nrow := s.nd[base : base+2*C-1]
+			base := (R-1+rx-ry)*ts + C - 1 // as in maxChange
 			for cx := 0; cx < C; cx++ {
 				x := rx*C + cx
-				k := nrow[C-1-cx : 2*C-1-cx]
+				k := s.nd[base-cx:][:C]
 				for cy := 0; cy < C; cy++ {
 					y := ry*C + cy
 					prev := u

@@ -98,11 +98,16 @@ type IBUWorkspace struct {
 	kw              kprodWork
 	sites           [2]kprodSite // K a and K r of the factorised IBU
 	sitesFor        *kprod       // the plan sites describes
+	// Work of the last IBU or GIBU, for tests of its cost: careful steps
+	// taken, and passes over a dense channel (densePass calls).
+	careful, passes int
 }
 
-func grow(b []float64, n int) []float64 {
+// grow returns b resliced to n entries, or a new zeroed slice when b's
+// capacity is short.
+func grow[T any](b []T, n int) []T {
 	if cap(b) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return b[:n]
 }
@@ -185,6 +190,7 @@ func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []
 	}
 	w.prev = grow(w.prev, m)
 	w.s = grow(w.s, m)
+	w.careful, w.passes = 0, 0
 	var iters int
 	if len(batches) == 1 {
 		iters, err = w.runOne(theta, batches[0], 1/total, maxIter, converge, cfg.Delta)
@@ -223,9 +229,10 @@ func checkChannelShape(ch *Channel) error {
 // theta(x) C[x,y] > 0) sends that iteration to carefulStep.
 const denTiny = 1e-290
 
-// ratios sets r[y] = scale*counts[y]/den[y], or 0 where counts[y] = 0 or
-// den[y] = 0. It reports false if some report with counts[y] > 0 has
-// den[y] < denTiny.
+// ratios sets r[y] = scale*counts[y]/den[y], or 0 where counts[y] = 0.
+// It reports false if some report with counts[y] > 0 has den[y] < denTiny;
+// r is then not used (the careful step replaces the iteration), so a
+// den[y] = 0 needs no guard.
 func ratios(r, counts, den []float64, scale float64) (ok bool) {
 	r = r[:len(den)]
 	counts = counts[:len(den)]
@@ -236,23 +243,20 @@ func ratios(r, counts, den []float64, scale float64) (ok bool) {
 			if d < denTiny {
 				ok = false
 			}
-			if d > 0 {
-				v = scale * c / d
-			}
+			v = scale * c / d
 		}
 		r[y] = v
 	}
 	return ok
 }
 
-// normalize divides theta by its sum and returns the sum.
+// normalize divides theta by its sum and returns the sum. When the sum is
+// not positive and finite theta is left meaningless: every caller then
+// fails with errUnexplained, or cannot meet that case.
 func normalize(theta []float64) float64 {
 	s := 0.0
 	for _, v := range theta {
 		s += v
-	}
-	if !(s > 0) || math.IsInf(s, 1) {
-		return s
 	}
 	if inv := 1 / s; !math.IsInf(inv, 1) {
 		for i := range theta {
@@ -300,26 +304,23 @@ func carefulStep(next, theta, lt []float64, batches []Batch, scale float64) {
 			if !(w > 0) {
 				continue
 			}
+			// A term with theta(x) = 0 or C[x,y] = 0 is -Inf (never NaN:
+			// no log of a finite number is +Inf): it leaves mx as it is and
+			// adds exp(-Inf) = 0 to the sums.
 			mx := negInf
 			for x := 0; x < m; x++ {
-				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
-					mx = max(mx, lt[x]+log(c))
-				}
+				mx = max(mx, lt[x]+log(ch.P[x*n+y]))
 			}
 			if mx == negInf {
 				continue // y is impossible: skipped
 			}
 			sum := 0.0
 			for x := 0; x < m; x++ {
-				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
-					sum += math.Exp(lt[x] + log(c) - mx)
-				}
+				sum += math.Exp(lt[x] + log(ch.P[x*n+y]) - mx)
 			}
 			lden := mx + log(sum)
 			for x := 0; x < m; x++ {
-				if c := ch.P[x*n+y]; c > 0 && lt[x] > negInf {
-					next[x] += w * math.Exp(lt[x]+log(c)-lden)
-				}
+				next[x] += w * math.Exp(lt[x]+log(ch.P[x*n+y])-lden)
 			}
 		}
 	}
@@ -343,6 +344,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 		}
 		if !fresh {
 			clear(den)
+			w.passes++
 			densePass(p, m, n, r, den, theta, w.s, passAxpy)
 		}
 		fresh = false
@@ -355,6 +357,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 			} else {
 				clear(den)
 			}
+			w.passes++
 			densePass(p, m, n, r, den, theta, w.s, mode)
 			fresh = mode == passFused
 		}
@@ -380,6 +383,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 
 // carefulOne replaces theta by carefulStep's update for one batch.
 func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
+	w.careful++
 	one := [1]Batch{b}
 	carefulStep(w.dot, theta, w.s, one[:], scale)
 	copy(theta, w.dot)
@@ -389,10 +393,8 @@ func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
 // batch for its den, then one dot pass per batch accumulating
 // s(x) = sum_t <C_t[x,:], r_t>.
 func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
-	for len(w.dens) < len(batches) {
-		w.dens = append(w.dens, nil)
-		w.rs = append(w.rs, nil)
-	}
+	w.dens = grow(w.dens, len(batches))
+	w.rs = grow(w.rs, len(batches))
 	s := w.s
 	w.dot = grow(w.dot, len(theta))
 	dot := w.dot
@@ -407,6 +409,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 			w.dens[t] = grow(w.dens[t], n)
 			w.rs[t] = grow(w.rs[t], n)
 			clear(w.dens[t])
+			w.passes++
 			densePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
 			ok = ratios(w.rs[t], b.Counts, w.dens[t], scale) && ok
 		}
@@ -415,6 +418,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 			for t, b := range batches {
 				ch := b.Channel
 				m, n := ch.In.Len(), ch.Out.Len()
+				w.passes++
 				densePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
 				for x, v := range dot {
 					s[x] += v
@@ -424,6 +428,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 				theta[x] *= s[x]
 			}
 		} else {
+			w.careful++
 			carefulStep(dot, theta, s, batches, scale)
 			copy(theta, dot)
 		}

@@ -127,24 +127,22 @@ func (w *IBUWorkspace) ibuLogBA(theta []float64, b *BAChannel, q, start []float6
 			la[x] = log(t) - lz[x]
 		}
 		kp.lprod(lk, la, w.scratch)
-		any := false
 		for y, qy := range q[:m] {
-			// den(y) = c(y) e^{lk(y)}; c cancels in the ratio unless it
-			// is zero (an output BA starved: the report is impossible).
+			// den(y) = c(y) e^{lk(y)}, lk(y) finite (theta has mass, and
+			// lprod widens its window until it is exact); c cancels in the
+			// ratio unless it is zero (an output BA starved: the report is
+			// impossible). q(y) = 0 gives ln 0 = -Inf, no ratio.
 			possible := b.Marginal[y] > 0
 			if b.logDomain {
 				possible = b.logc[y] > negInf
 			}
-			if qy > 0 && lk[y] > negInf && possible {
+			lr[y] = negInf
+			if possible {
 				lr[y] = log(qy) - lk[y]
-				any = true
-			} else {
-				lr[y] = negInf
 			}
 		}
-		if !any {
-			return it, fmt.Errorf("ibu: %w", errUnexplained)
-		}
+		// With no report possible, lr is -Inf everywhere and so is lk
+		// below: the error is returned there.
 		kp.lprod(lk, lr, w.scratch)
 		mx := negInf
 		for x := range lk {
