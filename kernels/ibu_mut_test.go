@@ -264,16 +264,7 @@ func TestIBUCarefulOnlyWhenNeeded(t *testing.T) {
 // probability 3e-301 under the start (every update careful), counts
 // scaled by 1e300 or 1e-300 give the unscaled estimate.
 func TestGIBUCountScaleCareful(t *testing.T) {
-	line := Grid{Rows: 1, Cols: 3}
-	ch, _ := NewChannel(line, line)
-	copy(ch.P, []float64{
-		0.7, 0.3, 0,
-		0.2, 0.8 - 1e-300, 1e-300,
-		0.5, 0.5, 0,
-	})
-	start := []float64{0.5, 0.3, 0.2}
-	q := []float64{0.25, 0.5, 0.25}
-	counts2 := []float64{3, 1, 2}
+	ch, start, q, counts2 := carefulFixture()
 	cfg := IBUConfig{Iterations: 2}
 	var ws IBUWorkspace
 	want, _, err := ws.GIBU(nil, []Batch{{ch, q}}, start, cfg)

@@ -594,21 +594,26 @@ func logGIBUStep(batches []Batch, theta []float64) []float64 {
 	return toDist(next)
 }
 
-// TestIBUCarefulStep: when a reported output is nearly impossible under
-// the estimate (its probability below 1e-290), IBU and GIBU take a
-// log-domain step; with several reports of very different probabilities
-// the result must still be the definition's, checked over three updates.
-func TestIBUCarefulStep(t *testing.T) {
+// carefulFixture is a 3-cell channel whose third output has probability
+// 3e-301 under start, so every IBU update from start takes the careful
+// step, with reports q and a second batch's counts.
+func carefulFixture() (ch *Channel, start, q, counts2 []float64) {
 	line := Grid{Rows: 1, Cols: 3}
-	ch, _ := NewChannel(line, line)
+	ch, _ = NewChannel(line, line)
 	copy(ch.P, []float64{
 		0.7, 0.3, 0,
 		0.2, 0.8 - 1e-300, 1e-300,
 		0.5, 0.5, 0,
 	})
-	start := []float64{0.5, 0.3, 0.2}
-	q := []float64{0.25, 0.5, 0.25} // output 2 has probability 3e-301 under start
-	counts2 := []float64{3, 1, 2}
+	return ch, []float64{0.5, 0.3, 0.2}, []float64{0.25, 0.5, 0.25}, []float64{3, 1, 2}
+}
+
+// TestIBUCarefulStep: when a reported output is nearly impossible under
+// the estimate (its probability below 1e-290), IBU and GIBU take a
+// log-domain step; with several reports of very different probabilities
+// the result must still be the definition's, checked over three updates.
+func TestIBUCarefulStep(t *testing.T) {
+	ch, start, q, counts2 := carefulFixture()
 	for _, tc := range []struct {
 		name    string
 		batches []Batch

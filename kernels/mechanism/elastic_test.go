@@ -64,13 +64,7 @@ func TestElasticMetricIsAMetricMeetingItsRequirement(t *testing.T) {
 				}
 			}
 		}
-		floor, c := m.params()
-		mass := make([]float64, n)
-		total := 0.0
-		for i, p := range prior {
-			mass[i] = p + floor/float64(n)
-			total += mass[i]
-		}
+		mass, total, c := flooredMass(m, prior)
 		// req is the inverse of the piecewise-linear lattice radius,
 		// found by bisection.
 		disc := newDiscRadius(float64(n) / c)
@@ -216,4 +210,17 @@ func TestElasticRefusesBadInput(t *testing.T) {
 			t.Errorf("%+v eps %v: no error", c.m, c.eps)
 		}
 	}
+}
+
+// flooredMass is the elastic metric's mass by definition: the prior plus
+// the floor spread evenly, its total, and the coverage c.
+func flooredMass(m Elastic, prior []float64) (mass []float64, total, c float64) {
+	floor, c := m.params()
+	n := len(prior)
+	mass = make([]float64, n)
+	for i, p := range prior {
+		mass[i] = p + floor/float64(n)
+		total += mass[i]
+	}
+	return mass, total, c
 }

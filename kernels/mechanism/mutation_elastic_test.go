@@ -174,13 +174,7 @@ func TestElasticMetricMatchesBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			floor, c := m.params()
-			mass := make([]float64, n)
-			total := 0.0
-			for i, p := range prior {
-				mass[i] = p + floor/float64(n)
-				total += mass[i]
-			}
+			mass, total, c := flooredMass(m, prior)
 			disc := newDiscRadius(float64(n) / c)
 			want := bruteElasticMetric(g, mass, func(mu float64) float64 {
 				return disc.radius(mu / (c * total / float64(n)))
