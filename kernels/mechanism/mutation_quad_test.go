@@ -106,3 +106,41 @@ func TestLegendreRootNewtonIterations(t *testing.T) {
 		}
 	}
 }
+
+// At the maximum depth the rule accepts a sliver whose two estimates
+// disagree by at most 1e-6 of the 20-point value, and refuses one that
+// disagrees by more, at any magnitude. The integrand is A on the 10-point
+// rule's nodes and B everywhere else, so the 10-point estimate is A (b-a)
+// and the 20-point one B (b-a) (the two rules share no node) up to the
+// rounding of their weight sums: a disagreement of |1 - A/B| relative,
+// chosen on either side of 1e-6, with B from 1e-4 to 1e4.
+func TestAdaptiveSliverAcceptedOnlyWithinOneMillionth(t *testing.T) {
+	const a, b = 0.0, 1.0
+	for _, big := range []float64{1e-4, 1, 1e4} {
+		for _, tc := range []struct {
+			rel    float64
+			accept bool
+		}{{1e-8, true}, {5e-7, true}, {2e-6, false}, {1e-3, false}} {
+			q := newAdaptive(1e-14)
+			q.maxDepth = 0
+			lowNodes := map[float64]bool{}
+			h, m := (b-a)/2, (a+b)/2
+			for _, x := range q.low.x {
+				lowNodes[m+h*x] = true
+			}
+			f := func(x float64) (float64, float64) {
+				if lowNodes[x] {
+					return big * (1 - tc.rel), big
+				}
+				return big, big
+			}
+			got, err := q.integrate(f, a, b)
+			switch {
+			case tc.accept && (err != nil || math.Abs(got-big) > 1e-14*big):
+				t.Errorf("B=%g, disagreement %g: %v, %v; want %v accepted", big, tc.rel, got, err, big)
+			case !tc.accept && (err == nil || !strings.Contains(err.Error(), "no convergence")):
+				t.Errorf("B=%g, disagreement %g: %v, %v; want a refusal (no convergence)", big, tc.rel, got, err)
+			}
+		}
+	}
+}
