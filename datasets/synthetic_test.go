@@ -262,3 +262,46 @@ func TestMixturePriorNoMass(t *testing.T) {
 		t.Errorf("error %v, want one saying there is no mass on the grid", err)
 	}
 }
+
+// Random hotspots follow the documented law: centres uniform over the
+// grid, spreads Sigma*U(0.5, 1.5), weights Exp(1), drawn hotspot by
+// hotspot (row, column, spread, weight) before the check-ins. The test
+// draws the hotspots by that law from a twin of the random source and
+// hands them to Synthetic as explicit spots: the two cities must have
+// the same counts, check-in for check-in. Spreads and weights are drawn
+// far apart here (sigma 3 on a 25 x 40 grid), so a wrong law of either
+// moves thousands of the 200,000 check-ins.
+func TestSyntheticRandomHotspotsFollowTheDocumentedLaw(t *testing.T) {
+	for _, sigma := range []float64{0, 3} {
+		opt := SyntheticOptions{Rows: 25, Cols: 40, N: 200000, Hotspots: 3, Sigma: sigma, Background: 0.05}
+		got, err := Synthetic(rand.New(rand.NewPCG(11, uint64(sigma))), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sigma
+		if s == 0 {
+			s = 40.0 / 10 // max(Rows, Cols)/10
+		}
+		twin := rand.New(rand.NewPCG(11, uint64(sigma)))
+		spots := make([]Hotspot, opt.Hotspots)
+		for i := range spots {
+			spots[i].Row = twin.Float64() * 24
+			spots[i].Col = twin.Float64() * 39
+			spots[i].Sigma = s * (0.5 + twin.Float64())
+			spots[i].Weight = twin.ExpFloat64()
+		}
+		explicit := opt
+		explicit.Hotspots, explicit.Sigma, explicit.Spots = 0, 0, spots
+		want, err := Synthetic(twin, explicit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Counts, want.Counts) {
+			moved := 0
+			for i := range got.Counts {
+				moved += max(0, got.Counts[i]-want.Counts[i])
+			}
+			t.Errorf("sigma %v: the random hotspots are not %+v: %d of %d check-ins in other cells", sigma, spots, moved, opt.N)
+		}
+	}
+}
