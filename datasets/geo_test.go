@@ -266,4 +266,19 @@ func TestCentreUnevenEdges(t *testing.T) {
 			t.Errorf("Centre(%d, %d) = (%v, %v), want (%v, %v)", tc.row, tc.col, lat, lon, tc.lat, tc.lon)
 		}
 	}
+	// Mean spacings other than 1 (0.25 and 2): the half cell past an
+	// edge is half of that spacing.
+	g := &Frame{Lat: []float64{1, 0.875, 0.5, 0.25, 0}, Lon: []float64{10, 9, 6}}
+	for _, tc := range []struct {
+		row, col int
+		lat, lon float64
+	}{
+		{-1, -1, 1.125, 11},
+		{4, 2, -0.125, 5},
+		{-3, 3, 1.625, 3},
+	} {
+		if lat, lon := g.Centre(tc.row, tc.col); lat != tc.lat || lon != tc.lon {
+			t.Errorf("spacings 0.25, 2: Centre(%d, %d) = (%v, %v), want (%v, %v)", tc.row, tc.col, lat, lon, tc.lat, tc.lon)
+		}
+	}
 }
