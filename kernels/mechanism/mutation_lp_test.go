@@ -1,11 +1,13 @@
 package mechanism
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"privic/kernels"
 )
@@ -93,6 +95,11 @@ func TestDecomposePointMassPrior(t *testing.T) {
 			checkGeoInd(t, s, ch, 0.7, 0, 1e-12)
 			if d := distortion(prior, ch); d != 0 || st.Primal != 0 {
 				t.Errorf("%s point mass at %d: distortion %v (reported %v), want 0", s, at, d, st.Primal)
+			}
+			// The initial master holds the constant channel, and L(0) = 0
+			// certifies it: one round.
+			if st.Rounds != 1 {
+				t.Errorf("%s point mass at %d: %d rounds, want 1", s, at, st.Rounds)
 			}
 		}
 	}
@@ -333,5 +340,192 @@ func TestColGenFreeReleasesEveryModel(t *testing.T) {
 		m.free()
 		checkReleased(t, s+" model freed twice", m)
 		back.close()
+	}
+}
+
+func TestColGenColumnIsSmallestConeMajorant(t *testing.T) {
+	// A pricing solution v enters the master as r[x] = max_z v[z]
+	// e^{-epsCol d(x,z)} scaled to a largest entry of 1 (epsCol below the
+	// pricing cone's eps); a v with no positive finite top has no column.
+	s := sparseSolvers(t)[0]
+	g := mustGrid(t, 2, 3)
+	n := g.Len()
+	cost, _ := geoCosts(g, g, uniformPrior(n))
+	k := newGeoPairs(g, 1.5, nil)
+	epsCol := 1.2
+	cg, err := newColGen(s, n, n, cost, k, epsCol, nil, k.bumps(), cgOptions{gap: 1e-7, alpha: 0.7, workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cg.free()
+	for _, v := range [][]float64{
+		{0.2, 0.9, 0.1, 0.4, 0.05, 0.7},
+		{1e-3, 0, 0, 0, 0, 0},
+		{0, 0, 3, -1e-12, 0, 2},
+		{0.5, 0.5, 0.5, 0.5, 0.5, 0.5},
+	} {
+		want := make([]float64, n)
+		top := 0.0
+		for x := range want {
+			for z, vz := range v {
+				want[x] = math.Max(want[x], vz*math.Exp(-epsCol*kernels.Dist(g, x, g, z)))
+			}
+			top = math.Max(top, want[x])
+		}
+		got := cg.column(v)
+		for x := range want {
+			if math.Abs(got[x]-want[x]/top) > 1e-15 {
+				t.Fatalf("column(%v) = %v, want %v / %v", v, got, want, top)
+			}
+		}
+	}
+	for _, v := range [][]float64{{0, 0, 0, 0, 0, 0}, {0, -1e-12, 0, 0, 0, 0}, {0, 0, math.Inf(1), 0, 0, 0}, {0, math.NaN(), 0, 0, 0, 0}} {
+		if r := cg.column(v); r != nil {
+			t.Errorf("column(%v) = %v, want nil", v, r)
+		}
+	}
+}
+
+// colRecorder is an lpModel that records the columns deleted from it.
+type colRecorder struct {
+	lpModel
+	deleted [][]int32
+}
+
+func (r *colRecorder) delCols(idx []int32) error {
+	r.deleted = append(r.deleted, slices.Clone(idx))
+	return nil
+}
+
+func TestColGenPurgeDeletesOldNonbasicColumns(t *testing.T) {
+	// A column leaves the master when the master holds more than purgeMin
+	// columns per row, it has been unused (lambda = 0) for purgeAge rounds
+	// and its reduced cost h - u.r is clearly positive (above 1e-9 (1 +
+	// |h|)); a used column's age restarts at 0. A deleted column is
+	// forgotten (pricing may bring it back); the rest keep their order.
+	type col struct {
+		lambda float64
+		age    int
+		h, r0  float64 // u = (1, 0), r = (r0, 1): reduced cost h - r0
+	}
+	cols := []col{
+		{0.3, 25, 1, 0},        // used: age restarts
+		{0, 19, 1, 0},          // old, rc 1: deleted
+		{0, 18, 1, 0},          // not yet old
+		{0, 19, 0.5, 0.5},      // rc 0: kept
+		{0, 19, 0, -1e-9},      // rc exactly 1e-9 (1 + |h|): kept
+		{0, 19, 1, 1 - 3e-9},   // rc 3e-9 > 2e-9: deleted
+		{0, 19, 1, 1 - 1.5e-9}, // rc 1.5e-9 < 2e-9: kept
+		{0, 40, 3, 1},          // rc 2: deleted
+		{0, 19, 0.2, 1},        // rc < 0: kept
+		{1e-300, 19, 1, 0},     // used, however little
+	}
+	wantDel := []int32{1, 5, 7}
+	wantAge := []int{0, 19, 20, 20, 20, 20, 0}
+	setup := func(cols []col) (*colGen, *colRecorder, []float64) {
+		rec := &colRecorder{}
+		cg := &colGen{nIn: 2, master: rec, seen: map[uint64]bool{}}
+		lambda := make([]float64, len(cols))
+		for j, c := range cols {
+			cg.pool = append(cg.pool, []float64{c.r0, 1})
+			cg.poolY = append(cg.poolY, j)
+			cg.poolH = append(cg.poolH, c.h)
+			cg.poolKey = append(cg.poolKey, uint64(100+j))
+			cg.poolAge = append(cg.poolAge, c.age)
+			cg.seen[uint64(100+j)] = true
+			lambda[j] = c.lambda
+		}
+		return cg, rec, lambda
+	}
+	cg, rec, lambda := setup(cols)
+	if err := cg.purge(lambda, []float64{1, 0}); err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.deleted) != 1 || !slices.Equal(rec.deleted[0], wantDel) {
+		t.Fatalf("deleted %v, want one call deleting %v", rec.deleted, wantDel)
+	}
+	var kept []int
+	for j := range cols {
+		if !slices.Contains(wantDel, int32(j)) {
+			kept = append(kept, j)
+		}
+	}
+	if !slices.Equal(cg.poolAge, wantAge) {
+		t.Errorf("ages %v, want %v", cg.poolAge, wantAge)
+	}
+	for i, j := range kept {
+		if cg.poolY[i] != j || cg.poolH[i] != cols[j].h || cg.poolKey[i] != uint64(100+j) || cg.pool[i][0] != cols[j].r0 {
+			t.Errorf("pool entry %d is (%d, %v, %d, %v), want column %d", i, cg.poolY[i], cg.poolH[i], cg.poolKey[i], cg.pool[i], j)
+		}
+	}
+	if len(cg.pool) != len(kept) || len(cg.poolY) != len(kept) || len(cg.poolH) != len(kept) || len(cg.poolKey) != len(kept) || len(cg.poolAge) != len(kept) {
+		t.Errorf("pool of %d, %d, %d, %d, %d entries, want %d", len(cg.pool), len(cg.poolY), len(cg.poolH), len(cg.poolKey), len(cg.poolAge), len(kept))
+	}
+	for j := range cols {
+		if cg.seen[uint64(100+j)] == slices.Contains(wantDel, int32(j)) {
+			t.Errorf("column %d: seen = %v", j, cg.seen[uint64(100+j)])
+		}
+	}
+	// Up to purgeMin columns per row nothing leaves, however old; one
+	// more and the old ones do.
+	old := col{0, 30, 1, 0}
+	for _, size := range []int{purgeMin * 2, purgeMin*2 + 1} {
+		cs := slices.Repeat([]col{old}, size)
+		cg, rec, lambda := setup(cs)
+		if err := cg.purge(lambda, []float64{1, 0}); err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if size > purgeMin*2 {
+			want = size
+		}
+		if n := len(cg.pool); size-n != want || (want == 0) != (len(rec.deleted) == 0) {
+			t.Errorf("%d old columns on 2 rows: %d deleted in %d calls, want %d", size, size-n, len(rec.deleted), want)
+		}
+		if want == 0 && !slices.Equal(cg.poolAge, slices.Repeat([]int{31}, size)) {
+			t.Errorf("%d columns kept with ages %v, want 31", size, cg.poolAge)
+		}
+	}
+}
+
+func TestColGenPricingPastDeadlineIsTimeLimit(t *testing.T) {
+	// Pricing after the deadline fails with ErrTimeLimit, naming the
+	// output, whichever worker prices it.
+	s := sparseSolvers(t)[0]
+	g := mustGrid(t, 1, 3)
+	for _, workers := range []int{1, 2} {
+		cg := newTestColGen(t, s, g, uniformPrior(3), 1, nil, workers)
+		cg.opt.deadline = time.Now().Add(-time.Second)
+		_, fresh, err := cg.priceAll([]float64{5, 5, 5})
+		cg.free()
+		if !errors.Is(err, ErrTimeLimit) || !strings.Contains(err.Error(), "pricing output 0") || fresh != nil {
+			t.Errorf("%d workers: columns %v, error %v; want ErrTimeLimit at output 0", workers, fresh, err)
+		}
+	}
+}
+
+func TestColGenCountsPricingIterations(t *testing.T) {
+	// Each output's iteration count is its model's, over every pricing
+	// round (the solvers count them from the model's creation).
+	for _, s := range sparseSolvers(t) {
+		g := mustGrid(t, 2, 3)
+		cg := newTestColGen(t, s, g, gowallaLike(g), 1, nil, 2)
+		total := 0
+		for _, u := range [][]float64{{4, 5, 6, 4, 5, 6}, {1, 9, 1, 9, 1, 9}, {7, 0, 7, 0, 7, 0}} {
+			if _, _, err := cg.priceAll(u); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// The workers are idle between rounds: their models may be read.
+		for y, p := range cg.pricers {
+			if got, want := p.iters, p.model.iterations(); got != want {
+				t.Errorf("%s output %d: %d iterations counted, the model made %d", s, y, got, want)
+			}
+			total += p.iters
+		}
+		cg.free()
+		if total == 0 {
+			t.Errorf("%s: no pricing iterations at all", s)
+		}
 	}
 }
