@@ -114,20 +114,32 @@ func twoCellPricingMin(w []float64, eps float64) float64 {
 }
 
 func TestColGenPricingBoundTwoCells(t *testing.T) {
-	// Each output's pricing bound is the minimum of (c[.,y] - u).v over the
-	// pricing polygon, whose vertices are known: L(u) = sum u + sum_y of
-	// those minima; each improving column is a minimiser of its output's
-	// reduced cost.
+	// Each output's pricing bound is the minimum of w.v, w = c[.,y] - u,
+	// over the pricing polygon, whose vertices are known: L(u) = sum u +
+	// sum_y of those minima. An output gives a column when its minimum is
+	// below -colTol |w|_1, and the column is a minimiser. The duals come
+	// one after the other, each solve warm from the last, as in a run:
+	// among them u = c[.,0] (w = 0 for output 0, right after a u whose
+	// optimum for it is (1, 1), which stays optimal) and duals whose
+	// minimum for output 0 is just above or below the threshold.
 	g := mustGrid(t, 1, 2)
 	prior := []float64{0.3, 0.7}
 	cost, scale := geoCosts(g, g, prior)
 	for _, s := range sparseSolvers(t) {
 		for _, eps := range []float64{0.4, 1, 2.5} {
-			for _, u := range [][]float64{{3, 1}, {-1, 5}, {1.5, 1.5}, {0, 0}} {
-				cg := newTestColGen(t, s, g, prior, eps, nil, 2)
+			cg := newTestColGen(t, s, g, prior, eps, nil, 2)
+			c0 := []float64{cost[0] * scale, cost[2] * scale}
+			// w = 100 (-1, e^eps - delta) has its minimum -100 e^-eps delta
+			// at (1, e^-eps); delta puts it at f colTol |w|_1.
+			near := func(f float64) []float64 {
+				l1 := 100 * (1 + math.Exp(eps))
+				delta := f * colTol * l1 / (100 * math.Exp(-eps))
+				return []float64{c0[0] + 100, c0[1] - 100*(math.Exp(eps)-delta)}
+			}
+			for _, u := range [][]float64{{3, 1}, {-1, 5}, {5, 5}, c0, {1.5, 1.5}, near(0.5), near(3), {0, 0}} {
 				lower, fresh, err := cg.priceAll(u)
-				cg.free()
 				if err != nil {
+					cg.free()
 					t.Fatal(err)
 				}
 				want := u[0] + u[1]
@@ -137,7 +149,7 @@ func TestColGenPricingBoundTwoCells(t *testing.T) {
 					w := []float64{cost[0*2+y]*scale - u[0], cost[1*2+y]*scale - u[1]}
 					m := twoCellPricingMin(w, eps)
 					want += m
-					if m < -1e-6 {
+					if m < -colTol*(math.Abs(w[0])+math.Abs(w[1])) {
 						improving = append(improving, w)
 						mins = append(mins, m)
 					}
@@ -147,14 +159,39 @@ func TestColGenPricingBoundTwoCells(t *testing.T) {
 					t.Errorf("%s: bound %.12g, want %.12g", name, lower, want)
 				}
 				if len(fresh) != len(improving) {
-					t.Fatalf("%s: %d improving columns, want %d", name, len(fresh), len(improving))
+					t.Errorf("%s: %d improving columns %v, want %d", name, len(fresh), fresh, len(improving))
+					continue
 				}
 				for i, v := range fresh {
-					if got := improving[i][0]*v[0] + improving[i][1]*v[1]; math.Abs(got-mins[i]) > 1e-8 {
+					if got := improving[i][0]*v[0] + improving[i][1]*v[1]; math.Abs(got-mins[i]) > 1e-8*math.Max(1, -mins[i]) {
 						t.Errorf("%s: column %v has reduced cost %v, want the minimum %v", name, v, got, mins[i])
 					}
 				}
 			}
+			cg.free()
+		}
+	}
+}
+
+// TestColGenCheapestOutput: h is the least cost of r over the outputs,
+// at the first of the outputs that reach it.
+func TestColGenCheapestOutput(t *testing.T) {
+	cg := &colGen{nIn: 2, nOut: 4, costY: []float64{3, 1, 2, 0.5, 2, 0.5, 1, 2}}
+	for _, c := range []struct {
+		r     []float64
+		y     int
+		value float64
+	}{
+		{[]float64{1, 1}, 1, 2.5},   // outputs 1 and 2 tie: the first
+		{[]float64{1, 0}, 3, 1},     // output 3 only
+		{[]float64{0, 1}, 1, 0.5},   // 1 and 2 tie again
+		{[]float64{1, 4}, 1, 4},     // 1 and 2 tie again
+		{[]float64{0, 0}, 0, 0},     // all tie
+		{[]float64{4, 0.1}, 3, 4.2}, // 3 only
+	} {
+		y, v := cg.h(c.r)
+		if y != c.y || math.Abs(v-c.value) > 1e-15 {
+			t.Errorf("h(%v) = %d, %v; want %d, %v", c.r, y, v, c.y, c.value)
 		}
 	}
 }
