@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -563,6 +564,98 @@ func TestColGenCountsPricingIterations(t *testing.T) {
 		cg.free()
 		if total == 0 {
 			t.Errorf("%s: no pricing iterations at all", s)
+		}
+	}
+}
+
+// cgRound is one line of a decomposition's round log.
+type cgRound struct {
+	round, columns, fresh       int
+	upper, lower, best, alpha   float64
+	upperS, lowerS, bestS, gapS string
+}
+
+// solveLogged solves with s, parsing its round log.
+func solveLogged(t *testing.T, s *OptimalSolver, eps float64) (LPStats, []cgRound) {
+	t.Helper()
+	var rounds []cgRound
+	s.Log = func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		var r cgRound
+		var rows, iters int
+		if _, err := fmt.Sscanf(line, "round %d: columns %d upper %s lower %s best %s gap %s alpha %g new %d pricing rows %d iterations %d,",
+			&r.round, &r.columns, &r.upperS, &r.lowerS, &r.bestS, &r.gapS, &r.alpha, &r.fresh, &rows, &iters); err != nil {
+			t.Fatalf("round log %q: %v", line, err)
+		}
+		for _, f := range []struct {
+			s string
+			v *float64
+		}{{r.upperS, &r.upper}, {r.lowerS, &r.lower}, {r.bestS, &r.best}} {
+			if _, err := fmt.Sscan(f.s, f.v); err != nil {
+				t.Fatalf("round log %q: %v", line, err)
+			}
+		}
+		rounds = append(rounds, r)
+	}
+	_, st, err := s.Solve(eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, rounds
+}
+
+func TestDecomposeRoundsFollowTheirRules(t *testing.T) {
+	// The round log shows the rules of the decomposition at work:
+	//   - the best bound is the running maximum of the rounds' bounds,
+	//     starting from L(0) = 0 on a cold solve and from nothing on a
+	//     warm one;
+	//   - the smoothing weight starts at 0.7 and falls by 0.3 (to 0) after
+	//     each round without a new column; only a new column restores it;
+	//   - the run stops at the first round whose master value is within
+	//     half the gap of the best bound.
+	for _, s := range sparseSolvers(t) {
+		g := mustGrid(t, 4, 5)
+		prior := gowallaLike(g)
+		solver, err := Optimal{Solver: s, Method: MethodDecompose}.NewSolver(g, g, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, eps := range []float64{0.6, 0.65, 2} {
+			name := fmt.Sprintf("%s eps %v", s, eps)
+			st, rounds := solveLogged(t, solver, eps)
+			if len(rounds) != st.Rounds || len(rounds) < 2 {
+				t.Fatalf("%s: %d rounds logged, %d reported", name, len(rounds), st.Rounds)
+			}
+			best := math.Inf(-1)
+			if i == 0 {
+				best = 0
+			}
+			alpha := 0.7
+			for j, r := range rounds {
+				if r.round != j+1 {
+					t.Errorf("%s: round %d logged as %d", name, j+1, r.round)
+				}
+				if r.lower > best {
+					best = r.lower
+				}
+				if want := strconv.FormatFloat(best, 'g', 12, 64); r.bestS != want {
+					t.Errorf("%s round %d: best bound %s, want %s (bound %s)", name, r.round, r.bestS, want, r.lowerS)
+				}
+				if math.Abs(r.alpha-alpha) > 0.006 {
+					t.Errorf("%s round %d: alpha %v, want %.2f", name, r.round, r.alpha, alpha)
+				}
+				stop := r.upper-r.best <= DefaultGap/2*r.upper
+				if last := j == len(rounds)-1; stop != last {
+					t.Errorf("%s round %d of %d: upper %s, best %s: stop rule %v", name, r.round, len(rounds), r.upperS, r.bestS, stop)
+				}
+				// After a round without a new column the weight must fall;
+				// after one with, it is restored unless they were all known.
+				next := math.Max(0, alpha-0.3)
+				if j+1 < len(rounds) && r.fresh > 0 && math.Abs(rounds[j+1].alpha-0.7) < 0.006 {
+					next = 0.7
+				}
+				alpha = next
+			}
 		}
 	}
 }
