@@ -626,6 +626,17 @@ func TestDecomposeRoundsFollowTheirRules(t *testing.T) {
 			if len(rounds) != st.Rounds || len(rounds) < 2 {
 				t.Fatalf("%s: %d rounds logged, %d reported", name, len(rounds), st.Rounds)
 			}
+			// The log is in the master's scaled costs: its last upper bound
+			// is the channel's distortion before the repair (which moves it
+			// by about repairSlack), its best bound the certified one.
+			_, scale := geoCosts(g, g, prior)
+			last := rounds[len(rounds)-1]
+			if d := math.Abs(last.upper/scale-st.Primal) / st.Primal; d > 1e-9 {
+				t.Errorf("%s: last upper bound %v / scale %v, distortion %v", name, last.upper, scale, st.Primal)
+			}
+			if d := math.Abs(last.best/scale-st.Dual) / st.Dual; d > 1e-11 {
+				t.Errorf("%s: last best bound %v / scale %v, certified bound %v", name, last.best, scale, st.Dual)
+			}
 			best := math.Inf(-1)
 			if i == 0 {
 				best = 0
