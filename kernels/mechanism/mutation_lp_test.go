@@ -670,3 +670,100 @@ func TestDecomposeRoundsFollowTheirRules(t *testing.T) {
 		}
 	}
 }
+
+// scriptedMaster is a master LP whose solutions are given: the same
+// lambda every round and the duals us[round].
+type scriptedMaster struct {
+	lpModel
+	lambda []float64
+	us     [][]float64
+	round  int
+}
+
+func (m *scriptedMaster) solve(bool, float64) error { return nil }
+func (m *scriptedMaster) addCols(_, _, _ []float64, _, _ []int32, _ []float64) error {
+	return nil
+}
+func (m *scriptedMaster) delCols([]int32) error { return nil }
+func (m *scriptedMaster) iterations() int       { return 0 }
+func (m *scriptedMaster) solution(x, y []float64) {
+	copy(x, m.lambda)
+	copy(y, m.us[m.round])
+	m.round++
+}
+
+// objectiveRecorder is a pricing LP that records its objectives and
+// answers v = 0 with zero duals, so that its bound is sum_x min(0, w_x).
+type objectiveRecorder struct {
+	lpModel
+	objs [][]float64
+}
+
+func (r *objectiveRecorder) setObj(c []float64)        { r.objs = append(r.objs, slices.Clone(c)) }
+func (r *objectiveRecorder) solve(bool, float64) error { return nil }
+func (r *objectiveRecorder) solution(x, y []float64)   {}
+func (r *objectiveRecorder) iterations() int           { return 0 }
+
+func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
+	// Round r prices at us = alpha c + (1 - alpha) u, between the stability
+	// centre c (the duals of the best bound so far, 0 at first) and the
+	// master's duals u, with alpha = max(0, 1 - (k+1) 0.3) after k rounds
+	// without a new column, and u itself once alpha reaches 0. The master
+	// and the pricing LP here are scripted: the pricing LP answers v = 0,
+	// so that L(us) = sum us + sum_x min(0, c_x - us_x), and never finds a
+	// column.
+	g := mustGrid(t, 1, 2)
+	cost := []float64{2, 5}
+	duals := [][]float64{{3, -1}, {10, 4}, {-2, 6}, {4, 4.5}, {1, 1}}
+	master := &scriptedMaster{lambda: []float64{1}, us: duals}
+	rec := &objectiveRecorder{}
+	cg := &colGen{nIn: 2, nOut: 1, costY: cost, scale: 1, k: newGeoPairs(g, 1, spannerEdges(g, 1)),
+		master: master, seen: map[uint64]bool{},
+		pool: [][]float64{{1, 1}}, poolY: []int{0}, poolH: []float64{100}, poolKey: []uint64{1}, poolAge: []int{0},
+		pricers: []*pricer{{y: 0, model: rec, has: make([]bool, 4)}},
+		opt:     cgOptions{gap: 1e-12, accept: 1e-12, alpha: 0.7}}
+	cw := &cgWorker{tasks: make(chan cgTask), done: make(chan []cgResult)}
+	cg.workers = []*cgWorker{cw}
+	go func() {
+		for task := range cw.tasks {
+			res := make([]cgResult, len(task.ps))
+			for i, p := range task.ps {
+				res[i] = cg.price(nil, p, task.u)
+			}
+			cw.done <- res
+		}
+	}()
+	_, err := cg.run()
+	close(cw.tasks)
+	if err == nil || !strings.Contains(err.Error(), "no new column at the master's duals") {
+		t.Errorf("run: %v, want a stall at the master's duals", err)
+	}
+	center, best := []float64{0, 0}, 0.0
+	var want [][]float64
+	for r, u := range duals {
+		alpha := math.Max(0, 1-float64(r+1)*0.3)
+		us := u
+		if alpha > 0 {
+			us = []float64{alpha*center[0] + (1-alpha)*u[0], alpha*center[1] + (1-alpha)*u[1]}
+		}
+		want = append(want, us)
+		if l := us[0] + us[1] + math.Min(0, cost[0]-us[0]) + math.Min(0, cost[1]-us[1]); l > best {
+			center, best = us, l
+		}
+		if alpha == 0 {
+			break
+		}
+	}
+	if len(rec.objs) != len(want) {
+		t.Fatalf("%d pricing rounds, want %d", len(rec.objs), len(want))
+	}
+	for r, w := range rec.objs {
+		us := []float64{cost[0] - w[0], cost[1] - w[1]}
+		if math.Abs(us[0]-want[r][0]) > 1e-12 || math.Abs(us[1]-want[r][1]) > 1e-12 {
+			t.Errorf("round %d: priced at %v, want %v", r+1, us, want[r])
+		}
+	}
+	if cg.st.lower != best {
+		t.Errorf("best bound %v, want %v", cg.st.lower, best)
+	}
+}
