@@ -570,9 +570,9 @@ func TestColGenCountsPricingIterations(t *testing.T) {
 
 // cgRound is one line of a decomposition's round log.
 type cgRound struct {
-	round, columns, fresh       int
-	upper, lower, best, alpha   float64
-	upperS, lowerS, bestS, gapS string
+	round, columns, fresh, rows, iters int
+	upper, lower, best, alpha          float64
+	upperS, lowerS, bestS, gapS        string
 }
 
 // solveLogged solves with s, parsing its round log.
@@ -582,9 +582,8 @@ func solveLogged(t *testing.T, s *OptimalSolver, eps float64) (LPStats, []cgRoun
 	s.Log = func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
 		var r cgRound
-		var rows, iters int
 		if _, err := fmt.Sscanf(line, "round %d: columns %d upper %s lower %s best %s gap %s alpha %g new %d pricing rows %d iterations %d,",
-			&r.round, &r.columns, &r.upperS, &r.lowerS, &r.bestS, &r.gapS, &r.alpha, &r.fresh, &rows, &iters); err != nil {
+			&r.round, &r.columns, &r.upperS, &r.lowerS, &r.bestS, &r.gapS, &r.alpha, &r.fresh, &r.rows, &r.iters); err != nil {
 			t.Fatalf("round log %q: %v", line, err)
 		}
 		for _, f := range []struct {
@@ -637,6 +636,9 @@ func TestDecomposeRoundsFollowTheirRules(t *testing.T) {
 			if d := math.Abs(last.best/scale-st.Dual) / st.Dual; d > 1e-11 {
 				t.Errorf("%s: last best bound %v / scale %v, certified bound %v", name, last.best, scale, st.Dual)
 			}
+			if last.rows != st.PricingRows || last.iters <= 0 || last.iters > st.Iterations {
+				t.Errorf("%s: last round logs %d pricing rows, %d iterations; solve reports %d rows, %d iterations with the master's", name, last.rows, last.iters, st.PricingRows, st.Iterations)
+			}
 			best := math.Inf(-1)
 			if i == 0 {
 				best = 0
@@ -651,6 +653,13 @@ func TestDecomposeRoundsFollowTheirRules(t *testing.T) {
 				}
 				if want := strconv.FormatFloat(best, 'g', 12, 64); r.bestS != want {
 					t.Errorf("%s round %d: best bound %s, want %s (bound %s)", name, r.round, r.bestS, want, r.lowerS)
+				}
+				if gap, err := strconv.ParseFloat(r.gapS, 64); err != nil || math.Abs(gap-(r.upper-r.best)/r.upper) > 5e-3*math.Abs(gap)+1e-15 {
+					t.Errorf("%s round %d: gap %s, want (upper - best) / upper from %s, %s", name, r.round, r.gapS, r.upperS, r.bestS)
+				}
+				// The pricing models only grow, and count their iterations.
+				if j > 0 && (r.rows < rounds[j-1].rows || r.iters < rounds[j-1].iters) {
+					t.Errorf("%s round %d: %d pricing rows, %d iterations after %d, %d", name, r.round, r.rows, r.iters, rounds[j-1].rows, rounds[j-1].iters)
 				}
 				if math.Abs(r.alpha-alpha) > 0.006 {
 					t.Errorf("%s round %d: alpha %v, want %.2f", name, r.round, r.alpha, alpha)
@@ -704,24 +713,20 @@ func (r *objectiveRecorder) solve(bool, float64) error { return nil }
 func (r *objectiveRecorder) solution(x, y []float64)   {}
 func (r *objectiveRecorder) iterations() int           { return 0 }
 
-func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
-	// Round r prices at us = alpha c + (1 - alpha) u, between the stability
-	// centre c (the duals of the best bound so far, 0 at first) and the
-	// master's duals u, with alpha = max(0, 1 - (k+1) 0.3) after k rounds
-	// without a new column, and u itself once alpha reaches 0. The master
-	// and the pricing LP here are scripted: the pricing LP answers v = 0,
-	// so that L(us) = sum us + sum_x min(0, c_x - us_x), and never finds a
-	// column.
+// runScripted runs a decomposition of one output on two cells with costs
+// c = (2, 5) and a scripted master (lambda = 1 on a column of cost 100,
+// duals from the script) and pricing LP; it returns the points the
+// pricing LP was asked about and run's error.
+func runScripted(t *testing.T, duals [][]float64, accept float64) (*colGen, [][]float64, error) {
+	t.Helper()
 	g := mustGrid(t, 1, 2)
-	cost := []float64{2, 5}
-	duals := [][]float64{{3, -1}, {10, 4}, {-2, 6}, {4, 4.5}, {1, 1}}
 	master := &scriptedMaster{lambda: []float64{1}, us: duals}
 	rec := &objectiveRecorder{}
-	cg := &colGen{nIn: 2, nOut: 1, costY: cost, scale: 1, k: newGeoPairs(g, 1, spannerEdges(g, 1)),
+	cg := &colGen{nIn: 2, nOut: 1, costY: []float64{2, 5}, scale: 1, k: newGeoPairs(g, 1, spannerEdges(g, 1)),
 		master: master, seen: map[uint64]bool{},
 		pool: [][]float64{{1, 1}}, poolY: []int{0}, poolH: []float64{100}, poolKey: []uint64{1}, poolAge: []int{0},
 		pricers: []*pricer{{y: 0, model: rec, has: make([]bool, 4)}},
-		opt:     cgOptions{gap: 1e-12, accept: 1e-12, alpha: 0.7}}
+		opt:     cgOptions{gap: 1e-12, accept: accept, alpha: 0.7}}
 	cw := &cgWorker{tasks: make(chan cgTask), done: make(chan []cgResult)}
 	cg.workers = []*cgWorker{cw}
 	go func() {
@@ -735,13 +740,32 @@ func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
 	}()
 	_, err := cg.run()
 	close(cw.tasks)
-	if err == nil || !strings.Contains(err.Error(), "no new column at the master's duals") {
+	var us [][]float64
+	for _, w := range rec.objs {
+		us = append(us, []float64{2 - w[0], 5 - w[1]})
+	}
+	return cg, us, err
+}
+
+func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
+	// Round r prices at us = alpha c + (1 - alpha) u, between the stability
+	// centre c (the duals of the best bound so far, 0 with its bound L(0) =
+	// 0 at first; a tie does not move it) and the master's duals u, with
+	// alpha = max(0, 1 - (k+1) 0.3) after k rounds without a new column,
+	// and at u itself once alpha reaches 0. The scripted pricing LP answers
+	// v = 0 with zero duals, so that L(us) = sum us + sum_x min(0, c_x -
+	// us_x), and never finds a column: at alpha = 0 the run ends, accepting
+	// the master if upper - best <= accept upper.
+	cost := []float64{2, 5}
+	duals := [][]float64{{1, -1}, {10, 4}, {-2, 6}, {4, 4.5}}
+	cg, got, err := runScripted(t, duals, 1e-3)
+	if err == nil || !strings.Contains(err.Error(), "no new column at the master's duals but gap 0.935 above 0.001") {
 		t.Errorf("run: %v, want a stall at the master's duals", err)
 	}
 	center, best := []float64{0, 0}, 0.0
 	var want [][]float64
 	for r, u := range duals {
-		alpha := math.Max(0, 1-float64(r+1)*0.3)
+		alpha := math.Max(0, 1-float64(r+1)*(1-0.7))
 		us := u
 		if alpha > 0 {
 			us = []float64{alpha*center[0] + (1-alpha)*u[0], alpha*center[1] + (1-alpha)*u[1]}
@@ -750,20 +774,20 @@ func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
 		if l := us[0] + us[1] + math.Min(0, cost[0]-us[0]) + math.Min(0, cost[1]-us[1]); l > best {
 			center, best = us, l
 		}
-		if alpha == 0 {
-			break
+	}
+	if len(got) != len(want) {
+		t.Fatalf("priced at %v, want %v", got, want)
+	}
+	for r := range got {
+		if math.Abs(got[r][0]-want[r][0]) > 1e-12 || math.Abs(got[r][1]-want[r][1]) > 1e-12 {
+			t.Errorf("round %d: priced at %v, want %v", r+1, got[r], want[r])
 		}
 	}
-	if len(rec.objs) != len(want) {
-		t.Fatalf("%d pricing rounds, want %d", len(rec.objs), len(want))
+	if cg.st.lower != best || best != 6.5 {
+		t.Errorf("best bound %v, want %v = 6.5", cg.st.lower, best)
 	}
-	for r, w := range rec.objs {
-		us := []float64{cost[0] - w[0], cost[1] - w[1]}
-		if math.Abs(us[0]-want[r][0]) > 1e-12 || math.Abs(us[1]-want[r][1]) > 1e-12 {
-			t.Errorf("round %d: priced at %v, want %v", r+1, us, want[r])
-		}
-	}
-	if cg.st.lower != best {
-		t.Errorf("best bound %v, want %v", cg.st.lower, best)
+	// upper - best = 100 - 6.5 = 0.935 upper exactly: accepted.
+	if _, _, err := runScripted(t, duals, 0.935); err != nil {
+		t.Errorf("accept 0.935: %v", err)
 	}
 }
