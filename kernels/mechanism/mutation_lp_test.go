@@ -791,3 +791,51 @@ func TestColGenPricesAtTheSmoothedDuals(t *testing.T) {
 		t.Errorf("accept 0.935: %v", err)
 	}
 }
+
+func TestSolverKeepsThePairsPricingNeeded(t *testing.T) {
+	// With all pairs constrained, the pricing models start from the
+	// 8-neighbour pairs and add the violated ones; a solver keeps those,
+	// per output, for its next solve to start with. A spanner's
+	// pricing models hold all their rows from the start: nothing to keep.
+	for _, s := range sparseSolvers(t) {
+		g := mustGrid(t, 4, 5)
+		n := g.Len()
+		solver, err := Optimal{Solver: s, Method: MethodDecompose}.NewSolver(g, g, gowallaLike(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, st, err := solver.Solve(0.6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kept := 0
+		if len(solver.extra) != n {
+			t.Fatalf("%s: pairs kept for %d outputs, want %d", s, len(solver.extra), n)
+		}
+		for y, rs := range solver.extra {
+			for _, r := range rs {
+				ar, ac := g.Cell(int(r.a))
+				br, bc := g.Cell(int(r.b))
+				if max(abs(ar-br), abs(ac-bc)) <= 1 || r.d != kernels.Dist(g, int(r.a), g, int(r.b)) {
+					t.Errorf("%s output %d: kept pair %v is a neighbour pair or not at its distance", s, y, r)
+				}
+			}
+			kept += len(rs)
+		}
+		if initial := 2 * len(spannerEdges(g, 1)) * n; kept == 0 || kept != st.PricingRows-initial {
+			t.Errorf("%s: %d pairs kept, %d pricing rows of which %d initial", s, kept, st.PricingRows, initial)
+		}
+		span, err := Optimal{Solver: s, Method: MethodDecompose, Spanner: 1}.NewSolver(g, g, gowallaLike(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := span.Solve(0.6); err != nil {
+			t.Fatal(err)
+		}
+		for y, rs := range span.extra {
+			if len(rs) > 0 {
+				t.Errorf("%s spanner: output %d keeps pairs %v", s, y, rs)
+			}
+		}
+	}
+}
