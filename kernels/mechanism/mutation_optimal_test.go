@@ -176,24 +176,31 @@ func rrOn(t *testing.T, g kernels.Grid, eps float64) *kernels.Channel {
 
 func TestFinishChannelAbsorbsSolverTolerance(t *testing.T) {
 	// finishChannel takes a solution that is geo-indistinguishable up to
-	// the solvers' tolerance and returns a channel whose tight epsilon is
-	// at most eps, moving it by no more than the slack: here RR on two
-	// cells at 1 unit, whose tight epsilon is its parameter, set 1e-9 above
-	// eps.
+	// the solvers' tolerance (about 1e-9) and returns a channel whose tight
+	// epsilon is at most eps, moving it by no more than the slack
+	// 1e-8 max(1, eps). Two cells at 1 unit: RR, whose tight epsilon is its
+	// parameter, set 1e-9 (relative) above eps; and RR at eps with its
+	// second column 1.5e-9 too large (so are the rows' sums).
 	g := mustGrid(t, 1, 2)
-	for _, eps := range []float64{0.5, 1, 4} {
-		in := rrOn(t, g, eps*(1+1e-9))
-		ch, te, err := finishChannel(g, g, in.P, eps)
-		if err != nil {
-			t.Fatalf("eps %v: %v", eps, err)
-		}
-		if bt := bruteTightEps(ch); te > eps || bt > eps || math.Abs(te-bt) > 1e-12 {
-			t.Errorf("eps %v: tight eps %v (brute force %v), want <= eps", eps, te, bt)
-		}
-		checkStochastic(t, "finished RR", ch, 1e-15)
-		for i := range ch.P {
-			if d := math.Abs(ch.P[i] - in.P[i]); d > 1e-7 {
-				t.Errorf("eps %v: entry %d moved by %v", eps, i, d)
+	for _, eps := range []float64{0.5, 1, 4, 20} {
+		a, b := math.Exp(eps)/(1+math.Exp(eps)), 1/(1+math.Exp(eps))
+		r := 1.5e-9
+		for name, in := range map[string][]float64{
+			"RR above eps":  rrOn(t, g, eps*(1+1e-9)).P,
+			"column scaled": {a, b * (1 + r), b, a * (1 + r)},
+		} {
+			ch, te, err := finishChannel(g, g, in, eps)
+			if err != nil {
+				t.Fatalf("%s, eps %v: %v", name, eps, err)
+			}
+			if bt := bruteTightEps(ch); te > eps || bt > eps*(1+1e-15) || math.Abs(te-bt) > 1e-9 {
+				t.Errorf("%s, eps %v: tight eps %v (brute force %v), want <= eps", name, eps, te, bt)
+			}
+			checkStochastic(t, name, ch, 1e-15)
+			for i := range ch.P {
+				if d := math.Abs(ch.P[i] - in[i]); d > 1e-7 {
+					t.Errorf("%s, eps %v: entry %d moved by %v", name, eps, i, d)
+				}
 			}
 		}
 	}
@@ -732,13 +739,23 @@ func loadGeoLP(t *testing.T, lm lpModel, p *geoLP) {
 }
 
 func TestGLPKRefusesProgramsBeyondCInt(t *testing.T) {
-	// GLPK indexes its non-zeros with a C int: a program of 2^31 of them
-	// is refused before anything is allocated.
+	// GLPK indexes its non-zeros (one per variable, two per geo-ind row)
+	// with a C int, up to 2^31 - 2 of them: a larger program is refused
+	// before anything is allocated (nothing else of the programs here is
+	// filled in).
 	if !SolverAvailable(SolverGLPK) {
 		t.Skip("SKIPPED: GLPK not compiled in (go test -tags glpk): its size guard is not checked")
 	}
-	_, _, err := solveGLPK(&geoLP{nIn: 1 << 16, nOut: 1 << 15})
-	wantErr(t, "2^31 variables", err, "glpk: 2147483648 non-zeros exceed C int")
+	for _, c := range []struct {
+		p    *geoLP
+		want string
+	}{
+		{&geoLP{nIn: 5, nOut: 429496729, coef: []float64{0.5}}, "glpk: 2147483647 non-zeros exceed C int"}, // 2^31 - 3 + 2
+		{&geoLP{nIn: 1 << 16, nOut: 1 << 15}, "glpk: 2147483648 non-zeros exceed C int"},
+	} {
+		_, _, err := solveGLPK(c.p)
+		wantErr(t, fmt.Sprintf("%d x %d variables, %d rows", c.p.nIn, c.p.nOut, len(c.p.coef)), err, c.want)
+	}
 }
 
 func TestOneInputCellHasNoConstraint(t *testing.T) {
@@ -758,5 +775,72 @@ func TestOneInputCellHasNoConstraint(t *testing.T) {
 		if ch.P[0] != 1 || ch.P[1] != 0 || ch.P[2] != 0 || st.Primal != 0 || st.TightEps != 0 {
 			t.Errorf("%+v: channel %v, stats %+v", m, ch.P, st)
 		}
+	}
+}
+
+func TestDecomposeMeetsLooseGapsAndRefusesUnreachableOnes(t *testing.T) {
+	// The decomposition stops once its certified gap is below Gap (it
+	// aims at half of it), and a gap below what the solvers' tolerances
+	// allow is an error saying so, not an uncertified result.
+	g := mustGrid(t, 4, 5)
+	prior := gowallaLike(g)
+	for i, s := range sparseSolvers(t) {
+		if i == 0 {
+			for _, c := range [][2]float64{{1e-2, 0.3}, {1e-2, 3}, {1e-3, 1}, {3e-3, 3}} {
+				_, st, err := Optimal{Solver: s, Method: MethodDecompose, Gap: c[0]}.Solve(g, g, prior, c[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !(st.Gap <= c[0]) {
+					t.Errorf("%s Gap %v, eps %v: certified gap %v", s, c[0], c[1], st.Gap)
+				}
+			}
+		}
+		_, _, err := Optimal{Solver: s, Method: MethodDecompose, Gap: 1e-14}.Solve(g, g, prior, 1)
+		wantErr(t, s+" Gap 1e-14", err, "no new column at the master's duals but gap", "(solver tolerances)")
+	}
+}
+
+func TestLPBuildersAllocateOnce(t *testing.T) {
+	// The LP's arrays are sized before they are filled: the number of
+	// allocations does not grow with the grid (no append regrowth).
+	small, large := mustGrid(t, 2, 3), mustGrid(t, 6, 7)
+	allocs := func(f func()) float64 { return testing.AllocsPerRun(5, f) }
+	build := func(g kernels.Grid) float64 {
+		edges, prior := spannerEdges(g, 0), uniformPrior(g.Len())
+		return allocs(func() { buildGeoLP(g, g, prior, 1, edges) })
+	}
+	// The struct, the costs and the three row arrays.
+	if a, b := build(small), build(large); a != b || b > 5 {
+		t.Errorf("buildGeoLP: %v allocations on 2x3, %v on 6x7; want the same, at most 5", a, b)
+	}
+	rows := func(g kernels.Grid) float64 {
+		k := newGeoPairs(g, 1, spannerEdges(g, 2))
+		return allocs(func() { k.initialRows() })
+	}
+	if a, b := rows(small), rows(large); a != 1 || b != 1 {
+		t.Errorf("initialRows: %v allocations on 2x3, %v on 6x7; want 1", a, b)
+	}
+	// The distance matrix, the list, the constant column and one column
+	// per cell.
+	for _, g := range []kernels.Grid{small, large} {
+		k := newGeoPairs(g, 1, nil)
+		if a := allocs(func() { k.bumps() }); a != float64(g.Len()+3) {
+			t.Errorf("bumps on %v: %v allocations, want %d", g, a, g.Len()+3)
+		}
+	}
+	if !SolverAvailable(SolverCLP) {
+		t.Skip("SKIPPED: CLP not compiled in (go test -tags clp): its direct model's allocations are not checked")
+	}
+	direct := func(g kernels.Grid) float64 {
+		p := buildGeoLP(g, g, gowallaLike(g), 1, spannerEdges(g, 0))
+		return allocs(func() {
+			if _, _, err := solveDirectModel(p, MethodDual, 0); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if a, b := direct(small), direct(mustGrid(t, 3, 3)); a != b {
+		t.Errorf("solveDirectModel: %v allocations on 2x3, %v on 3x3; want the same", a, b)
 	}
 }
