@@ -844,3 +844,38 @@ func TestLPBuildersAllocateOnce(t *testing.T) {
 		t.Errorf("solveDirectModel: %v allocations on 2x3, %v on 3x3; want the same", a, b)
 	}
 }
+
+func TestGonumRelaxationIsAsDocumented(t *testing.T) {
+	// gonum's dense simplex solves the LP with every geo-ind row relaxed
+	// by its own amount in [1e-9, 2e-9): its raw solution meets the row
+	// sums and exceeds no geo-ind row by 2e-9 or more, and the rows it
+	// makes tight it exceeds by their relaxation, by more than 1e-9 on at
+	// least one of them.
+	g := mustGrid(t, 2, 3)
+	for _, c := range []struct {
+		spanner int
+		eps     float64
+	}{{0, 0.4}, {1, 1.5}} {
+		p := buildGeoLP(g, g, gowallaLike(g), c.eps, spannerEdges(g, c.spanner))
+		x, err := solveGonum(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for r := 0; r < p.nIn; r++ {
+			s := 0.0
+			for _, v := range x[r*p.nOut : (r+1)*p.nOut] {
+				s += v
+			}
+			if math.Abs(s-1) > 1e-12 {
+				t.Errorf("spanner %d eps %v: row %d sums to %v", c.spanner, c.eps, r, s)
+			}
+		}
+		worst := math.Inf(-1)
+		for k := range p.coef {
+			worst = math.Max(worst, p.coef[k]*x[p.lo[k]]-x[p.hi[k]])
+		}
+		if !(worst > 1e-9*(1+1e-6) && worst < 2e-9) {
+			t.Errorf("spanner %d eps %v: largest excess over a geo-ind row %v, want in (1e-9, 2e-9)", c.spanner, c.eps, worst)
+		}
+	}
+}
