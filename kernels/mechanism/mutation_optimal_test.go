@@ -145,7 +145,13 @@ func TestOptimalSolverRefusalsSayWhy(t *testing.T) {
 	}
 	for _, c := range cases {
 		_, err := c.m.NewSolver(g, g, p)
-		wantErr(t, fmt.Sprintf("%+v", c.m), err, "optimal", c.want)
+		wantErr(t, fmt.Sprintf("%+v", c.m), err, "optimal: "+c.want)
+	}
+	// Only a spanner shows in the name.
+	for sp, want := range []string{"optimal", "optimal-spanner1", "optimal-spanner2"} {
+		if got := (Optimal{Spanner: sp}).Info().Name; got != want {
+			t.Errorf("spanner %d: name %q, want %q", sp, got, want)
+		}
 	}
 	// The edges of the accepted ranges are accepted.
 	for _, m := range []Optimal{{Gap: 0}, {Gap: math.Nextafter(1, 0)}, {Workers: 0}, {Spanner: 0}} {
