@@ -332,6 +332,17 @@ func TestLagrangeBoundIgnoresPositiveDuals(t *testing.T) {
 	if lb := lagrangeBound(p, d); math.Abs(lb-want) > 1e-15 {
 		t.Errorf("one dual: bound %v, want %v", lb, want)
 	}
+	// A dual on row 1 (0.5 e^-1 ... C[1,0] - C[0,0] <= 0) lowers C[0,0]'s
+	// reduced cost below everything in row 1: each row keeps its own
+	// minimum.
+	d = []float64{0, -0.25, 0, 0}
+	r = append(r[:0], p.cost...)
+	r[p.lo[1]] += 0.25 * p.coef[1]
+	r[p.hi[1]] -= 0.25
+	want = math.Min(r[0], r[1]) + math.Min(r[2], r[3])
+	if lb := lagrangeBound(p, d); math.Abs(lb-want) > 1e-15 || r[0] >= math.Min(r[2], r[3]) {
+		t.Errorf("dual on row 1: bound %v, want %v (reduced costs %v)", lb, want, r)
+	}
 	if !SolverAvailable(SolverGLPK) {
 		t.Skip("SKIPPED: GLPK not compiled in (go test -tags glpk): the certificate at GLPK's duals is not checked")
 	}
