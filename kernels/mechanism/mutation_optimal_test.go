@@ -47,6 +47,25 @@ func spannerPairs(g kernels.Grid, k int) int {
 	return count
 }
 
+func TestSpannerEdgesAreTheDefinedPairsOnce(t *testing.T) {
+	// spannerEdges lists every constrained pair once, as (a, b) with
+	// a < b, at its Euclidean length: the same set as the definition's.
+	for _, g := range []kernels.Grid{mustGrid(t, 3, 4), mustGrid(t, 5, 3)} {
+		for k := 0; k <= 3; k++ {
+			seen := map[[2]int]bool{}
+			for _, e := range spannerEdges(g, k) {
+				if e.a >= e.b || seen[[2]int{e.a, e.b}] || e.d != kernels.Dist(g, e.a, g, e.b) {
+					t.Errorf("%v spanner %d: edge %+v (a < b, once, at its length)", g, k, e)
+				}
+				seen[[2]int{e.a, e.b}] = true
+			}
+			if len(seen) != spannerPairs(g, k) {
+				t.Errorf("%v spanner %d: %d pairs, want %d", g, k, len(seen), spannerPairs(g, k))
+			}
+		}
+	}
+}
+
 func TestOptimalSizeCountsTheLPItBuilds(t *testing.T) {
 	// Size is |In| |Out| variables and |In| row sums plus two geo-ind rows
 	// per constrained pair and output, the pairs counted here from the
