@@ -839,3 +839,94 @@ func TestSolverKeepsThePairsPricingNeeded(t *testing.T) {
 		}
 	}
 }
+
+// failingModel is a pricing model whose next solves fail with err after
+// making iters iterations, then behave as the model it wraps.
+type failingModel struct {
+	lpModel
+	fails int
+	err   error
+	iters int // per failed solve
+	done  int
+	freed bool
+}
+
+func (m *failingModel) solve(dual bool, seconds float64) error {
+	if m.fails > 0 {
+		m.fails--
+		m.done += m.iters
+		return m.err
+	}
+	return m.lpModel.solve(dual, seconds)
+}
+
+func (m *failingModel) iterations() int { return m.lpModel.iterations() + m.done }
+
+func (m *failingModel) free() {
+	m.freed = true
+	m.lpModel.free()
+}
+
+func TestColGenRebuildsAFailedPricingModel(t *testing.T) {
+	// A pricing solve that fails other than on time is retried once on a
+	// fresh model with the same rows, which then prices as a model that
+	// never failed; the failed solve's iterations still count. A time
+	// limit is reported with the output, and not retried.
+	g := mustGrid(t, 2, 3)
+	u := []float64{4, 9, 1, 7, 0, 6}
+	for _, s := range sparseSolvers(t) {
+		for _, workers := range []int{1, 2} {
+			name := fmt.Sprintf("%s, %d workers", s, workers)
+			ref := newTestColGen(t, s, g, gowallaLike(g), 1, nil, workers)
+			wantLower, wantFresh, err := ref.priceAll(u)
+			ref.free()
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, c := range []struct {
+				fails  int
+				err    error
+				reason string // "" if priced
+			}{
+				{1, errors.New("numerical trouble"), ""},
+				{1, fmt.Errorf("stopped: %w", ErrTimeLimit), "pricing output 4: stopped: "},
+			} {
+				cg := newTestColGen(t, s, g, gowallaLike(g), 1, nil, workers)
+				p := cg.pricers[4]
+				rows := [][]int32{slices.Clone(p.a), slices.Clone(p.b)}
+				ks := slices.Clone(p.k)
+				bad := &failingModel{lpModel: p.model, fails: c.fails, err: c.err, iters: 7}
+				p.model = bad
+				lower, fresh, err := cg.priceAll(u)
+				rebuilt := p.model != lpModel(bad)
+				iters, modelIters := p.iters, p.model.iterations()
+				sameRows := slices.Equal(rows[0], p.a[:min(len(p.a), len(rows[0]))]) && slices.Equal(rows[1], p.b[:min(len(p.b), len(rows[1]))]) && slices.Equal(ks, p.k[:min(len(p.k), len(ks))])
+				cg.free()
+				if c.reason != "" {
+					if err == nil || !strings.Contains(err.Error(), c.reason) {
+						t.Errorf("%s, %d failures of %v: error %v, want %q", name, c.fails, c.err, err, c.reason)
+					}
+					if errors.Is(c.err, ErrTimeLimit) && (!errors.Is(err, ErrTimeLimit) || rebuilt) {
+						t.Errorf("%s: a time limit was retried or lost (rebuilt %v, error %v)", name, rebuilt, err)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s: one failure not retried: %v", name, err)
+				}
+				if !rebuilt || !bad.freed {
+					t.Errorf("%s: model rebuilt %v, failed model freed %v; want both", name, rebuilt, bad.freed)
+				}
+				if !sameRows {
+					t.Errorf("%s: rebuilt model's rows %v %v %v do not start with the failed one's %v %v", name, p.a, p.b, p.k, rows, ks)
+				}
+				if iters != modelIters+7 {
+					t.Errorf("%s: %d iterations counted, want the rebuilt model's %d + the failed solve's 7", name, iters, modelIters)
+				}
+				if lower != wantLower || !slices.EqualFunc(fresh, wantFresh, slices.Equal[[]float64]) {
+					t.Errorf("%s: after a rebuild, bound %v and columns %v; a model that never failed gives %v and %v", name, lower, fresh, wantLower, wantFresh)
+				}
+			}
+		}
+	}
+}
