@@ -895,7 +895,8 @@ func TestColGenRebuildsAFailedPricingModel(t *testing.T) {
 				p := cg.pricers[4]
 				rows := [][]int32{slices.Clone(p.a), slices.Clone(p.b)}
 				ks := slices.Clone(p.k)
-				bad := &failingModel{lpModel: p.model, fails: c.fails, err: c.err, iters: 7}
+				// As if the model had made 5 iterations in earlier rounds.
+				bad := &failingModel{lpModel: p.model, fails: c.fails, err: c.err, iters: 7, done: 5}
 				p.model = bad
 				lower, fresh, err := cg.priceAll(u)
 				rebuilt := p.model != lpModel(bad)
