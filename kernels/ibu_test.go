@@ -307,9 +307,13 @@ func TestIBUZeroOutputs(t *testing.T) {
 			t.Errorf("%s: estimate %v, want %v", tc.name, est, tc.want)
 		}
 	}
-	// Nothing explainable: an error, not NaN.
-	if _, _, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: 3}); err == nil || !strings.Contains(err.Error(), "ibu: no report can be produced by the current estimate") {
-		t.Errorf("unexplainable reports: error %v", err)
+	// Nothing explainable: an error at the first update, not NaN (also
+	// when that update is the last).
+	for _, iters := range []int{1, 3} {
+		_, it, err := IBU(ch, []float64{1, 0, 0, 0}, []float64{0, 0, 1}, IBUConfig{Iterations: iters})
+		if err == nil || !strings.Contains(err.Error(), "ibu: no report can be produced by the current estimate") || it != 1 {
+			t.Errorf("unexplainable reports, %d iterations: error %v after %d, want it after 1", iters, err, it)
+		}
 	}
 	// Reports whose probability under the estimate is subnormal.
 	tiny, _ := NewChannel(Grid{Rows: 1, Cols: 2}, Grid{Rows: 1, Cols: 2})
@@ -666,10 +670,10 @@ func TestGIBUConvergence(t *testing.T) {
 	line := Grid{Rows: 1, Cols: 2}
 	id, _ := NewChannel(line, line)
 	copy(id.P, []float64{1, 0, 0, 1})
-	for _, cfg := range []IBUConfig{{Iterations: 2}, {Delta: 1e-9}} {
-		_, _, err := GIBU([]Batch{{id, []float64{0, 1}}, {id, []float64{0, 2}}}, []float64{1, 0}, cfg)
-		if err == nil || !strings.Contains(err.Error(), "gibu: no report can be produced by the current estimate") {
-			t.Errorf("%+v: unexplainable reports: error %v", cfg, err)
+	for _, cfg := range []IBUConfig{{Iterations: 1}, {Iterations: 2}, {Delta: 1e-9}} {
+		_, it, err := GIBU([]Batch{{id, []float64{0, 1}}, {id, []float64{0, 2}}}, []float64{1, 0}, cfg)
+		if err == nil || !strings.Contains(err.Error(), "gibu: no report can be produced by the current estimate") || it != 1 {
+			t.Errorf("%+v: unexplainable reports: error %v after %d updates, want it after 1", cfg, err, it)
 		}
 	}
 }
