@@ -357,7 +357,8 @@ cmd_mutate() {
 			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
 			continue
 		fi
-		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}${mtags:+ -tags $mtags}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
+		[ "$skip" != - ] || skip=
+		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}${skip:+ -skip $skip}${mtags:+ -tags $mtags}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
 	done
 	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
 	return $status
