@@ -330,9 +330,10 @@ cmd_mutate() {
 		mtags=${opts%%$'\t'*}
 		skip=${opts#*$'\t'}
 		[ "$mtags" != - ] || mtags=
+		[ "$skip" != - ] || skip=
 		goflags="${GOFLAGS:+$GOFLAGS }-count=1"
 		[ -z "$run" ] || goflags="$goflags -run=$run"
-		[ "$skip" = - ] || goflags="$goflags -skip=$skip"
+		[ -z "$skip" ] || goflags="$goflags -skip=$skip"
 		dir=${target%%:*}
 		globs=
 		[ "$dir" = "$target" ] || globs=${target#*:}
@@ -357,7 +358,6 @@ cmd_mutate() {
 			echo "   no mutants in ./$dir${globs:+ (files $globs)}"
 			continue
 		fi
-		[ "$skip" != - ] || skip=
 		go run ./.ci/mutants -pkg "$dir" -scope "$dir${globs:+:$globs}${run:+ -run $run}${skip:+ -skip $skip}${mtags:+ -tags $mtags}" -summary "$out/summary.tsv" "$out/$name.json" || status=1
 	done
 	echo "run.sh: per-package results in $out/summary.tsv (gremlins reports: $out/*.json)"
