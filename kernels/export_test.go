@@ -22,3 +22,13 @@ var (
 	Empirical     = cityPrior
 	EmpiricalInto = empiricalInto
 )
+
+// TightEpsScans is TightEps, also returning how many columns it scanned
+// pair by pair (the O(|X|^2) step).
+func TightEpsScans(ch *Channel) (eps float64, scans int, err error) {
+	eps, err = tightEps(ch, func(g Grid, inv, l []float64) float64 {
+		scans++
+		return maxLogRatio(g, inv, l)
+	})
+	return eps, scans, err
+}

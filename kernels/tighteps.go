@@ -10,13 +10,22 @@ import (
 //
 //	max over outputs y and inputs x != x' of |ln C[x,y] - ln C[x',y]| / d(x,x').
 //
-// This is the brute force, O(|Y| |X|^2), for any channel. Zeros: a pair
-// with C[x,y] = C[x',y] = 0 bounds nothing (so an output y that no input
-// can produce, a whole zero column, contributes nothing); if C[x,y] = 0 but
-// C[x',y] > 0 the ratio is unbounded and TightEps is +Inf. A channel with
-// one input cell has TightEps 0. For BA channels use BAChannel.TightEps,
-// the O(|X|^2) form.
+// This is the brute force over the columns that need it: a whole zero
+// column (an output y that no input can produce) bounds nothing, and a
+// column with C[x,y] = 0 but C[x',y] > 0 makes the ratio unbounded, so
+// TightEps is +Inf; both are told apart in O(|X|) per column, and only the
+// columns positive throughout cost the O(|X|^2) scan of pairs. So a
+// channel lifted from a coarse grid, whose columns are zero but for one
+// per block, costs a scan per block, not per cell. A channel with one
+// input cell has TightEps 0. For BA channels use BAChannel.TightEps, the
+// O(|X|^2) form.
 func TightEps(ch *Channel) (float64, error) {
+	return tightEps(ch, maxLogRatio)
+}
+
+// tightEps is TightEps with the scan of a positive column's pairs as a
+// parameter, so that tests can count the scans.
+func tightEps(ch *Channel, scan func(g Grid, inv, l []float64) float64) (float64, error) {
 	if err := checkChannel(ch); err != nil {
 		return 0, fmt.Errorf("tight eps: %w", err)
 	}
@@ -26,22 +35,28 @@ func TightEps(ch *Channel) (float64, error) {
 	logs := make([]float64, m)
 	best := 0.0
 	for y := 0; y < n; y++ {
+		zeros := 0
 		for x := 0; x < m; x++ {
-			logs[x] = log(ch.P[x*n+y])
+			v := ch.P[x*n+y]
+			if v == 0 {
+				zeros++
+			}
+			logs[x] = log(v)
 		}
-		// ln 0 = -Inf: against a finite log the ratio is +Inf, against
-		// another -Inf it is NaN, which maxLogRatio skips.
-		best = max(best, maxLogRatio(in, inv, logs))
-		if math.IsInf(best, 1) {
-			return best, nil // no later column can change it
+		switch {
+		case zeros == m:
+			continue
+		case zeros > 0 && m > 1:
+			return math.Inf(1), nil // no later column can change it
 		}
+		best = max(best, scan(in, inv, logs))
 	}
 	return best, nil
 }
 
 // maxLogRatio returns max over cells x != x' of g of
-// |l[x] - l[x']| / d(x,x'), inv being invDistTable(g). l may hold -Inf
-// (TightEps's ln 0): a pair of two -Inf has ratio NaN and is skipped.
+// |l[x] - l[x']| / d(x,x'), inv being invDistTable(g). A pair whose ratio
+// is NaN (two -Inf) is skipped.
 func maxLogRatio(g Grid, inv, l []float64) float64 {
 	R, C := g.Rows, g.Cols
 	l = l[:R*C]
