@@ -86,6 +86,13 @@ usage: ./run.sh [COMMAND] [ARGS]
 
   (no command)          run every experiments/*.toml (except smoke/test specs),
                         then write the report; prints where it is
+  all [--check] [ARGS]  run every spec whose results are committed under results/ (paper,
+                        examples, extended, fine, scale), longest jobs first, ending with a
+                        table of spec, wall time, jobs and peak memory, then the report;
+                        --check regenerates into a scratch directory instead and compares
+                        every committed CSV column by column (exit 1 on a difference)
+  bench-compare REV     the kernel benchmarks on the paper grids at git revision REV and in the
+                        working tree, interleaved in one session, compared by benchstat
   test                  gofmt check, go vet (also -tags purego and GOARCH=arm64), go test ./...
                         (also -tags purego where it selects other files), go test -race
                         ./harness/...; ends with the skipped tests and their reasons
@@ -122,6 +129,77 @@ all_specs() {
 		echo "$f"
 	done
 }
+
+# cmd_committed runs every spec whose results are committed (the spec
+# files their manifests name), in one privic run so that the longest jobs
+# of all specs go first; with --check it runs them into a scratch
+# directory and compares the tables with the committed ones.
+cmd_committed() {
+	local check=
+	if [ "${1:-}" = "--check" ]; then
+		check=1
+		shift
+	fi
+	ensure_glpk
+	ensure_clp
+	build
+	local specs=() f
+	while IFS= read -r f; do specs+=("$f"); done < <("$BIN" list --specs-of results)
+	[ ${#specs[@]} -gt 0 ] || die "no committed results under results/ to regenerate"
+	if [ -z "$check" ]; then
+		echo "run.sh: regenerating ${#specs[@]} committed experiments (uptime: $(uptime))"
+		"$BIN" run --summary "$@" "${specs[@]}"
+		"$BIN" report
+		echo "run.sh: report: results/REPORT.md (and results/REPORT.html for a browser)"
+		return 0
+	fi
+	local scratch
+	scratch=${PRIVIC_CHECK_DIR:-$(mktemp -d -t privic-check.XXXXXX)}
+	echo "run.sh: regenerating ${#specs[@]} committed experiments into $scratch to compare (uptime: $(uptime))"
+	"$BIN" run --summary --out "$scratch" "$@" "${specs[@]}"
+	echo "run.sh: done (uptime: $(uptime))"
+	"$BIN" compare results "$scratch"
+}
+
+# cmd_bench_compare runs the kernel benchmarks on the paper grids at a git
+# revision and in the working tree, alternating the two binaries run by
+# run so that both see the same machine, then compares them with benchstat.
+cmd_bench_compare() {
+	need_go
+	[ $# -ge 1 ] || die "bench-compare needs a revision: ./run.sh bench-compare 1aa42b3"
+	local rev=$1
+	shift
+	git rev-parse --verify -q "$rev^{commit}" >/dev/null || die "bench-compare: $rev is not a commit of this repository"
+	local tmp count pattern benchtime
+	tmp=$(mktemp -d -t privic-bench.XXXXXX)
+	count=${PRIVIC_BENCH_COUNT:-10}
+	pattern=${PRIVIC_BENCH:-'^Benchmark(BA10|IBU10|IBU10Dense|Obfuscate|TightEps)$'}
+	benchtime=${PRIVIC_BENCH_TIME:-200ms}
+	mkdir -p "$tmp/rev" results/bench
+	git archive "$rev" | tar -x -C "$tmp/rev"
+	echo "run.sh: building the kernel benchmarks at $rev and in the working tree"
+	(cd "$tmp/rev" && go test -c -o "$tmp/rev.test" ./kernels/) || die "bench-compare: cannot build the benchmarks at $rev"
+	go test -c -o "$tmp/head.test" ./kernels/
+	echo "run.sh: $count rounds of -bench '$pattern' -benchtime $benchtime, alternating ($(uptime))"
+	local i
+	for ((i = 1; i <= count; i++)); do
+		(cd kernels && "$tmp/rev.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" -test.benchmem "$@") | grep -v '^PASS\|^ok' >>"$tmp/$rev.txt"
+		(cd kernels && "$tmp/head.test" -test.run '^$' -test.bench "$pattern" -test.benchtime "$benchtime" -test.benchmem "$@") | grep -v '^PASS\|^ok' >>"$tmp/head.txt"
+		printf '.'
+	done
+	echo " ($(uptime))"
+	local out
+	out="results/bench/compare-$rev-$(date -u +%Y%m%d-%H%M%S).txt"
+	{
+		echo "# ./run.sh bench-compare $rev: $(git rev-parse --short HEAD)$(git diff --quiet -- kernels || echo ' with uncommitted kernels/ changes') against $rev, $count alternating rounds"
+		go run golang.org/x/perf/cmd/benchstat@$BENCHSTAT_VERSION "$tmp/$rev.txt" "$tmp/head.txt"
+	} | tee "$out"
+	rm -rf "$tmp"
+	echo "run.sh: wrote $out"
+}
+
+# benchstat's version (golang.org/x/perf), fetched by go run on first use.
+BENCHSTAT_VERSION=v0.0.0-20260908200009-22c9c6c9d4da
 
 cmd_all() {
 	ensure_glpk
@@ -448,6 +526,13 @@ cmd_profile() {
 cmd_specs() {
 	build
 	"$BIN" run "$@"
+	# The report is assembled from what results/ holds (a run elsewhere,
+	# with --out, leaves it alone).
+	local a
+	for a in "$@"; do
+		case "$a" in --out | --out=* | --shard | --shard=*) return 0 ;; esac
+	done
+	"$BIN" report
 }
 
 main() {
@@ -456,6 +541,8 @@ main() {
 	case "$cmd" in
 	"") cmd_all ;;
 	test) cmd_test "$@" ;;
+	all) cmd_committed "$@" ;;
+	bench-compare) cmd_bench_compare "$@" ;;
 	bench) cmd_bench "$@" ;;
 	mutate) cmd_mutate "$@" ;;
 	bugs) cmd_bugs "$@" ;;

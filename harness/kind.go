@@ -108,3 +108,10 @@ type FinishesLast interface {
 type Versioned interface {
 	Version() string
 }
+
+// Sourced is implemented by kinds that know the Go package that computes
+// them (Typed kinds do): staleness checks compare the code of that
+// package and its dependencies with the commit a result came from.
+type Sourced interface {
+	Package() string
+}

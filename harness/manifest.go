@@ -33,15 +33,18 @@ type Manifest struct {
 	Shard      string   `json:"shard"`                 // "all" or "i/n"
 	MergedFrom []string `json:"merged_from,omitempty"` // shard directories, for `privic merge`
 	Env
-	Parallelism   int         `json:"parallelism"` // -j
-	Start         time.Time   `json:"start"`
-	End           time.Time   `json:"end"`
-	WallSeconds   float64     `json:"wall_seconds"`
-	FinishSeconds float64     `json:"finish_seconds"`
-	JobsComputed  int         `json:"jobs_computed"`
-	JobsReused    int         `json:"jobs_reused"`
-	Jobs          []JobTiming `json:"jobs"`
-	Tables        []string    `json:"tables"`
+	Parallelism   int       `json:"parallelism"` // -j
+	Start         time.Time `json:"start"`
+	End           time.Time `json:"end"`
+	WallSeconds   float64   `json:"wall_seconds"`
+	FinishSeconds float64   `json:"finish_seconds"`
+	// PeakRSSBytes is the process's peak resident memory while the spec's
+	// jobs ran (other specs' jobs of the same run included); 0: unknown.
+	PeakRSSBytes int64       `json:"peak_rss_bytes,omitempty"`
+	JobsComputed int         `json:"jobs_computed"`
+	JobsReused   int         `json:"jobs_reused"`
+	Jobs         []JobTiming `json:"jobs"`
+	Tables       []string    `json:"tables"`
 }
 
 // JobTiming is one job's compute time; Reused jobs report the time of the

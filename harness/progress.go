@@ -26,6 +26,8 @@ type console struct {
 	stop        chan struct{}
 	stopped     sync.WaitGroup
 	every       time.Duration
+	// note, if set, adds to the progress text (the longest-running job).
+	note func(now time.Time) string
 }
 
 // barDelay is how long a run must last before a bar appears: short runs
@@ -83,12 +85,41 @@ func (c *console) startProgress(label string, total int) {
 				if c.tty {
 					c.drawLocked(now)
 				} else if now.Sub(c.start) >= barDelay {
-					fmt.Fprintf(c.w, "%s: %s\n", c.label, progressText(c.done, c.total, now.Sub(c.start)))
+					fmt.Fprintf(c.w, "%s: %s%s\n", c.label, progressText(c.done, c.total, now.Sub(c.start)), c.noteText(now))
 				}
 				c.mu.Unlock()
 			}
 		}
 	}()
+}
+
+// noteText is "; " and the note, or "".
+func (c *console) noteText(now time.Time) string {
+	if c.note == nil {
+		return ""
+	}
+	if n := c.note(now); n != "" {
+		return "; " + n
+	}
+	return ""
+}
+
+// logTo prints one line to w, which may be other than the console's
+// writer (a stop notice under -q), keeping the bar below it.
+func (c *console) logTo(w io.Writer, format string, args ...any) {
+	if c == nil || w == nil {
+		return
+	}
+	line := strings.TrimRight(fmt.Sprintf(format, args...), "\n")
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if w == c.w {
+		c.clearBarLocked()
+	}
+	fmt.Fprintln(w, line)
+	if w == c.w {
+		c.drawLocked(time.Now())
+	}
 }
 
 func (c *console) jobDone() {
@@ -124,7 +155,11 @@ func (c *console) drawLocked(now time.Time) {
 			width = w
 		}
 	}
-	fmt.Fprintf(c.w, "\r\x1b[K%s", renderBar(c.label, c.done, c.total, now.Sub(c.start), width-1))
+	bar := renderBar(c.label, c.done, c.total, now.Sub(c.start), width-1) + c.noteText(now)
+	if len(bar) > width-1 {
+		bar = bar[:width-1]
+	}
+	fmt.Fprintf(c.w, "\r\x1b[K%s", bar)
 	c.barDrawn = true
 }
 

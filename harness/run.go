@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"text/tabwriter"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -47,6 +48,14 @@ type RunOptions struct {
 	// ProgressEvery (default 5 s); both start after a second.
 	Log           io.Writer
 	ProgressEvery time.Duration
+	// Stopping receives, when ctx is cancelled or a spec's budget runs
+	// out, one line saying which running jobs the run waits for (the CLI:
+	// stderr, also with -q); nil: Log.
+	Stopping io.Writer
+	// Summary ends the run with a table of every spec: wall time from its
+	// first job's start to its completion, jobs computed and reused, and
+	// the process's peak resident memory while its jobs ran.
+	Summary bool
 }
 
 func (o RunOptions) withDefaults() RunOptions {
@@ -86,6 +95,49 @@ type specRun struct {
 	computed int
 	manifest *Manifest
 	result   Result
+	// While it runs: when its first job started, how many of its jobs run
+	// now, the process's peak resident memory while they ran, and when
+	// the spec completed (zero: not yet).
+	firstStart time.Time
+	active     int
+	peakRSS    int64
+	completed  time.Time
+}
+
+func (r *specRun) jobStarted(t time.Time) {
+	r.mu.Lock()
+	if r.firstStart.IsZero() {
+		r.firstStart = t
+	}
+	r.active++
+	r.mu.Unlock()
+}
+
+func (r *specRun) jobEnded() {
+	r.mu.Lock()
+	r.active--
+	r.mu.Unlock()
+}
+
+// sampleRSS records rss as the spec's peak if some of its jobs run.
+func (r *specRun) sampleRSS(rss int64) {
+	r.mu.Lock()
+	if r.active > 0 {
+		r.peakRSS = max(r.peakRSS, rss)
+	}
+	r.mu.Unlock()
+}
+
+// overBudget reports how long the spec has run when that exceeds its
+// budget and it has not completed.
+func (r *specRun) overBudget(now time.Time) (time.Duration, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.spec.Budget <= 0 || r.firstStart.IsZero() || !r.completed.IsZero() {
+		return 0, false
+	}
+	d := now.Sub(r.firstStart)
+	return d, d > r.spec.Budget
 }
 
 // Run runs the specs: plans every job, checks memory estimates, reuses
@@ -268,7 +320,16 @@ func unlockAll(runs []*specRun) {
 // job, so no spec waits for another's jobs.
 func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console, env Env, mergedFrom []string) ([]Result, error) {
 	start := time.Now()
-	g, gctx := errgroup.WithContext(ctx)
+	act := newActivity()
+	con.note = act.longestNote
+	// The watcher cancels the run when a spec's budget runs out (the
+	// cause says which jobs it cut), samples the memory of the running
+	// specs and, once the run is cancelled, says what it waits for.
+	bctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	stopWatch := watch(bctx, cancel, runs, act, opt, con)
+	defer stopWatch()
+	g, gctx := errgroup.WithContext(bctx)
 	g.SetLimit(opt.Jobs)
 	lim := &limits{}
 	if opt.MemLimit > 0 {
@@ -299,7 +360,7 @@ submit:
 		}
 		r, i := t.run, t.job
 		g.Go(func() error {
-			done, err := r.runJob(gctx, i, lim, con)
+			done, err := r.runJob(gctx, i, lim, con, act)
 			if err != nil || !done || last(r) {
 				return err
 			}
@@ -307,6 +368,11 @@ submit:
 		})
 	}
 	err := g.Wait()
+	if cause := context.Cause(bctx); errors.Is(cause, ErrBudget) {
+		stopWatch()
+		con.stopProgress()
+		return nil, fmt.Errorf("%w; %s", cause, storedText(runs, opt))
+	}
 	if err == nil && ctx.Err() == nil {
 		for _, r := range runs {
 			if last(r) {
@@ -316,20 +382,10 @@ submit:
 			}
 		}
 	}
+	stopWatch()
 	con.stopProgress()
 	if ctx.Err() != nil {
-		stored, want := 0, 0
-		for _, r := range runs {
-			for _, j := range r.jobs {
-				if opt.Shard.Contains(j.Index) {
-					want++
-					if r.recs[j.Index] != nil {
-						stored++
-					}
-				}
-			}
-		}
-		return nil, fmt.Errorf("%w: %d of %d jobs stored; run the same command again to resume", ErrInterrupted, stored, want)
+		return nil, fmt.Errorf("%w: %s", ErrInterrupted, storedText(runs, opt))
 	}
 	if err != nil {
 		return nil, err
@@ -338,7 +394,103 @@ submit:
 	for i, r := range runs {
 		results[i] = r.result
 	}
+	if opt.Summary {
+		con.Logf("%s", summaryTable(runs))
+	}
 	return results, nil
+}
+
+// ErrBudget is returned (wrapped) when a spec's jobs run past its budget:
+// the run stops as an interrupted run does, and the error names the jobs
+// that were still running.
+var ErrBudget = errors.New("time budget exceeded")
+
+// storedText is "12 of 40 jobs stored; run the same command again to
+// resume".
+func storedText(runs []*specRun, opt RunOptions) string {
+	stored, want := 0, 0
+	for _, r := range runs {
+		r.mu.Lock()
+		for _, j := range r.jobs {
+			if opt.Shard.Contains(j.Index) {
+				want++
+				if r.recs[j.Index] != nil {
+					stored++
+				}
+			}
+		}
+		r.mu.Unlock()
+	}
+	return fmt.Sprintf("%d of %d jobs stored; run the same command again to resume", stored, want)
+}
+
+// watch starts the run's watcher (see execute) and returns the function
+// that stops it and waits for it.
+func watch(ctx context.Context, cancel context.CancelCauseFunc, runs []*specRun, act *activity, opt RunOptions, con *console) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(250 * time.Millisecond)
+		defer tick.Stop()
+		stopped := ctx.Done()
+		for {
+			select {
+			case <-done:
+				return
+			case <-stopped:
+				stopped = nil // said once, below
+				now := time.Now()
+				w := opt.Stopping
+				if w == nil {
+					w = opt.Log
+				}
+				if jobs := act.running(nil); w != nil && len(jobs) > 0 {
+					con.logTo(w, "privic: stopping: waiting for %d running job(s) to return (a second Ctrl-C aborts at once; finished jobs stay stored): %s",
+						len(jobs), describeAll(jobs, now, 8))
+				}
+			case now := <-tick.C:
+				rss := rssBytes()
+				for _, r := range runs {
+					r.sampleRSS(rss)
+					if d, over := r.overBudget(now); over && ctx.Err() == nil {
+						cancel(fmt.Errorf("%w: %s: budget %v, its jobs have run for %s; still running: %s (the jobs finished so far are stored)",
+							ErrBudget, r.spec.Path, r.spec.Budget, shortDuration(d), describeAll(act.running(r), now, 8)))
+					}
+				}
+			}
+		}
+	}()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			close(done)
+			wg.Wait()
+		})
+	}
+}
+
+// summaryTable is the table that ends a run with RunOptions.Summary.
+func summaryTable(runs []*specRun) string {
+	var b strings.Builder
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "spec\twall\tjobs (computed/reused)\tpeak RSS")
+	for _, r := range runs {
+		r.mu.Lock()
+		wall := "-"
+		if !r.firstStart.IsZero() && !r.completed.IsZero() {
+			wall = shortDuration(r.completed.Sub(r.firstStart))
+		}
+		rss := "-"
+		if r.peakRSS > 0 {
+			rss = FormatBytes(r.peakRSS)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d/%d\t%s\n", r.spec.Path, wall, r.computed, len(r.jobs)-r.computed, rss)
+		r.mu.Unlock()
+	}
+	tw.Flush()
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // task is one pending job of a spec.
@@ -430,7 +582,7 @@ type limits struct {
 
 // runJob computes and stores one job; last reports whether it was the
 // spec's last pending job.
-func (r *specRun) runJob(ctx context.Context, i int, lim *limits, con *console) (last bool, err error) {
+func (r *specRun) runJob(ctx context.Context, i int, lim *limits, con *console, act *activity) (last bool, err error) {
 	j := r.jobs[i]
 	fail := func(err error) error { return fmt.Errorf("%s: job %s: %w", r.spec.Path, j.Key, err) }
 	if err := ctx.Err(); err != nil {
@@ -454,11 +606,13 @@ func (r *specRun) runJob(ctx context.Context, i int, lim *limits, con *console) 
 	}
 	t0 := time.Now()
 	var tables []Table
+	jctx, end := act.begin(ctx, r, j.Key)
 	err = safely(func() error {
 		var err error
-		tables, err = r.spec.Kind.Run(ctx, j.Job, j.Rand())
+		tables, err = r.spec.Kind.Run(jctx, j.Job, j.Rand())
 		return err
 	})
+	end()
 	secs := time.Since(t0).Seconds()
 	if ctx.Err() != nil {
 		// A job cut short may return partial tables without an error:
@@ -541,6 +695,12 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	end := time.Now()
 	m.End = end.UTC()
 	m.WallSeconds = end.Sub(start).Seconds()
+	r.mu.Lock()
+	r.completed = end
+	if r.peakRSS > 0 {
+		m.PeakRSSBytes = r.peakRSS
+	}
+	r.mu.Unlock()
 	if err := writeManifest(filepath.Join(r.dir, manifestFile), m); err != nil {
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}

@@ -522,3 +522,138 @@ func TestFailedRunLeavesNothing(t *testing.T) {
 		t.Errorf("the stored job of a failed run was not kept: %v, %v", stored, err)
 	}
 }
+
+// syncBuffer is a bytes.Buffer safe for the run's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestBudgetStopsTheRunNamingTheRunningJob: a spec whose job never ends
+// stops at its budget as an interrupted run does (the finished jobs
+// stored, no tables written) and the error names the job still running,
+// for how long, and what it last reported.
+func TestBudgetStopsTheRunNamingTheRunningJob(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	spec := writeSpec(t, dir, "exp.toml", `kind = "testkind"
+name = "exp"
+budget = "300ms"
+[params]
+beta = [0.5, 1]
+reps = 2
+draws = 5
+hang = "beta=1/rep=1"
+`)
+	out := filepath.Join(dir, "out")
+	start := time.Now()
+	_, err := run(t, reg, spec, out, harness.RunOptions{Jobs: 1})
+	if !errors.Is(err, harness.ErrBudget) || errors.Is(err, harness.ErrInterrupted) {
+		t.Fatalf("error %v, want ErrBudget", err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the run took %v to stop after a budget of 300ms", d)
+	}
+	for _, want := range []string{spec, "budget 300ms", "still running: exp beta=1/rep=1 (", ": step ", "3 of 4 jobs stored"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	jobs, _ := os.ReadDir(filepath.Join(out, "exp", "jobs"))
+	if len(jobs) != 3 {
+		t.Errorf("%d jobs stored, want the 3 that finished", len(jobs))
+	}
+	for _, f := range []string{"draws.csv", "means.csv", "manifest.json", "section.md"} {
+		if _, err := os.Stat(filepath.Join(out, "exp", f)); err == nil {
+			t.Errorf("%s written for a spec whose budget ran out", f)
+		}
+	}
+	// Without the budget the spec is refused by nothing and runs: the
+	// budget is not part of the hash.
+	a := mustLoad(t, reg, spec)
+	b := mustLoad(t, reg, writeSpec(t, dir, "nobudget.toml", strings.Replace(string(a.Source), `budget = "300ms"`, "", 1)))
+	if a.Hash != b.Hash || a.Budget != 300*time.Millisecond || b.Budget != 0 {
+		t.Errorf("hashes %s, %s and budgets %v, %v: the budget must be parsed and left out of the hash", a.Hash, b.Hash, a.Budget, b.Budget)
+	}
+}
+
+func TestBudgetRefusesWhatIsNotADuration(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	for _, v := range []string{`"20"`, `"-5m"`, `"0s"`, `"soon"`, `20`} {
+		path := writeSpec(t, dir, "b.toml", "kind = \"testkind\"\nbudget = "+v+"\n")
+		_, err := reg.Load(path)
+		if err == nil || !strings.Contains(err.Error(), "budget") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("budget = %s: error %v, want one line naming budget", v, err)
+		}
+	}
+}
+
+// TestStopSaysWhatItWaitsFor: cancelling a run (Ctrl-C in the CLI)
+// prints which running jobs it waits for, with what they last reported.
+func TestStopSaysWhatItWaitsFor(t *testing.T) {
+	dir := t.TempDir()
+	started := make(chan struct{}, 1)
+	reg := registry(t, &testkind.Hooks{OnRun: func(key string) {
+		if key == "beta=0.5/rep=0" {
+			started <- struct{}{}
+		}
+	}})
+	spec := writeSpec(t, dir, "exp.toml", "kind = \"testkind\"\nname = \"exp\"\n[params]\nbeta = [0.5]\nreps = 1\nhang = \"beta=0.5/rep=0\"\n")
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		<-started
+		time.Sleep(50 * time.Millisecond)
+		cancel()
+	}()
+	var stopping syncBuffer
+	_, err := harness.Run(ctx, []*harness.Spec{mustLoad(t, reg, spec)}, harness.RunOptions{Out: filepath.Join(dir, "out"), Jobs: 1, Stopping: &stopping})
+	if !errors.Is(err, harness.ErrInterrupted) {
+		t.Fatalf("error %v, want ErrInterrupted", err)
+	}
+	if got := stopping.String(); !strings.Contains(got, "waiting for 1 running job(s)") || !strings.Contains(got, "exp beta=0.5/rep=0 (") || !strings.Contains(got, "step ") {
+		t.Errorf("stop notice %q does not name the running job and its progress", got)
+	}
+}
+
+// TestSummaryTable: --summary ends the run with a line per spec giving
+// its jobs, wall time and peak memory.
+func TestSummaryTable(t *testing.T) {
+	dir := t.TempDir()
+	reg := registry(t, nil)
+	spec := writeSpec(t, dir, "exp.toml", runSpec)
+	var log syncBuffer
+	mustRun(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 2, Log: &log, Summary: true})
+	lines := strings.Split(log.String(), "\n")
+	i := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "spec ") })
+	if i < 0 || i+1 >= len(lines) {
+		t.Fatalf("no summary table in %q", log.String())
+	}
+	for _, h := range []string{"wall", "jobs (computed/reused)", "peak RSS"} {
+		if !strings.Contains(lines[i], h) {
+			t.Errorf("summary header %q lacks %q", lines[i], h)
+		}
+	}
+	row := strings.Fields(lines[i+1])
+	if len(row) < 4 || row[0] != spec || row[2] != "20/0" {
+		t.Errorf("summary row %q, want %s, its wall time, 20/0 jobs and memory", lines[i+1], spec)
+	}
+	// A rerun reuses every job.
+	log = syncBuffer{}
+	mustRun(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 2, Log: &log, Summary: true})
+	if !strings.Contains(log.String(), " 0/20 ") {
+		t.Errorf("rerun summary %q, want 0/20 jobs (all reused)", log.String())
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -120,7 +121,12 @@ type Spec struct {
 	// manifest so that a merge of shards finds the data again.
 	Data    Catalog
 	DataDir string
-	decls   map[string]any // the [datasets.NAME] tables, decoded
+	// Budget is the spec's time budget (its `budget` key; 0: none): a
+	// run in which the spec's jobs are still running this long after its
+	// first job started stops as an interrupted run does, naming them.
+	// It does not change a result, so it is not in the hash.
+	Budget time.Duration
+	decls  map[string]any // the [datasets.NAME] tables, decoded
 }
 
 // Load reads and validates the spec at path.
@@ -176,11 +182,12 @@ type rawSpec struct {
 	Name        string                    `toml:"name"`
 	Seed        int64                     `toml:"seed"`
 	Description string                    `toml:"description"`
+	Budget      string                    `toml:"budget"`
 	Params      toml.Primitive            `toml:"params"`
 	Datasets    map[string]toml.Primitive `toml:"datasets"`
 }
 
-var topKeys = []string{"kind", "name", "seed", "description", "params", "datasets"}
+var topKeys = []string{"kind", "name", "seed", "description", "budget", "params", "datasets"}
 
 // parse validates a spec; relative data paths resolve against dataDir.
 func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) (*Spec, error) {
@@ -220,6 +227,12 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	if raw.Seed < 0 {
 		return nil, fail("seed = %d: seed must be an integer in [0, %d]", raw.Seed, int64(^uint64(0)>>1))
 	}
+	var budget time.Duration
+	if md.IsDefined("budget") {
+		if budget, err = time.ParseDuration(raw.Budget); err != nil || budget <= 0 {
+			return nil, fail("budget = %q: a duration such as \"20m\" or \"1h30m\" (units h, m, s), greater than 0", raw.Budget)
+		}
+	}
 	var params Params
 	if err := safely(func() error { params = kind.NewParams(); return nil }); err != nil {
 		return nil, fail("kind %s: NewParams: %v", kind.Name(), err)
@@ -253,6 +266,7 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 		Params:      params,
 		Source:      slices.Clone(data),
 		Data:        cat,
+		Budget:      budget,
 		decls:       decls,
 	}
 	fingerprint := ""
@@ -305,9 +319,13 @@ func (s *Spec) Encode(w io.Writer) error {
 		Name        string         `toml:"name"`
 		Seed        uint64         `toml:"seed"`
 		Description string         `toml:"description,omitempty"`
+		Budget      string         `toml:"budget,omitempty"`
 		Params      Params         `toml:"params"`
 		Datasets    map[string]any `toml:"datasets,omitempty"`
-	}{s.Kind.Name(), s.Name, s.Seed, s.Description, s.Params, s.decls}
+	}{s.Kind.Name(), s.Name, s.Seed, s.Description, "", s.Params, s.decls}
+	if s.Budget > 0 {
+		doc.Budget = s.Budget.String()
+	}
 	var buf bytes.Buffer
 	if err := toml.NewEncoder(&buf).Encode(doc); err != nil {
 		return fmt.Errorf("encode spec %s: %w", s.Name, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 )
 
 // Def is an experiment kind written against its own types: P is its
@@ -47,6 +48,10 @@ type About struct {
 	// the run (FinishesLast): for kinds whose Finish reads other
 	// experiments' results.
 	FinishLast bool
+	// Volatile, if set, lists the parts of the kind's tables that are not
+	// a function of the spec and the seed (Volatile): timings,
+	// measurements of the machine, LP solves cut by a time limit.
+	Volatile func(sides ...TableSet) []Exclusion
 }
 
 // Outputs lists every file a kind with a section writes (Kind.Outputs).
@@ -108,6 +113,26 @@ func (t typed[P, J]) FinishLast() bool { return t.d.About().FinishLast }
 
 // Version implements Versioned.
 func (t typed[P, J]) Version() string { return t.d.About().Version }
+
+// Volatile implements Volatile.
+func (t typed[P, J]) Volatile(sides ...TableSet) []Exclusion {
+	if f := t.d.About().Volatile; f != nil {
+		return f(sides...)
+	}
+	return nil
+}
+
+// Package implements Sourced: the import path of the Def's package.
+func (t typed[P, J]) Package() string {
+	rt := reflect.TypeOf(t.d)
+	for rt != nil && rt.Kind() == reflect.Pointer {
+		rt = rt.Elem()
+	}
+	if rt == nil {
+		return ""
+	}
+	return rt.PkgPath()
+}
 func (t typed[P, J]) params(p Params) (P, error) {
 	tp, ok := p.(P)
 	if !ok {

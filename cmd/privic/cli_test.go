@@ -331,13 +331,47 @@ func TestInterruptAndResume(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			t.Fatalf("%v: exit %v, stderr %q", sig, err, stderr.String())
 		}
-		line := stderr.String()
-		if !strings.HasPrefix(line, "privic: interrupted: ") || !strings.HasSuffix(line, " of 40 jobs stored; run the same command again to resume\n") || strings.Count(line, "\n") != 1 {
-			t.Fatalf("%v: stderr %q", sig, line)
+		// One line says what stops the run, one (when a job is still
+		// running) which jobs it waits for, and the last what is stored.
+		lines := strings.Split(strings.TrimSuffix(stderr.String(), "\n"), "\n")
+		first, last := lines[0], lines[len(lines)-1]
+		if !strings.HasPrefix(first, "privic: "+sig.String()+": stopping after the running jobs return") ||
+			!strings.HasPrefix(last, "privic: interrupted: ") || !strings.HasSuffix(last, " of 40 jobs stored; run the same command again to resume") || len(lines) > 3 ||
+			(len(lines) == 3 && !strings.HasPrefix(lines[1], "privic: stopping: waiting for ")) {
+			t.Fatalf("%v: stderr %q", sig, stderr.String())
 		}
 		if status, _, stderr := runCLI(t, cliKinds(), "run", "-q", "--out", out, spec); status != 0 {
 			t.Fatal(stderr)
 		}
 		sameCSVs(t, csvs(t, want), csvs(t, out))
+	}
+}
+
+// TestSecondSignalAborts: the first signal cancels the run and says so,
+// the second aborts at once.
+func TestSecondSignalAborts(t *testing.T) {
+	sigs := make(chan os.Signal, 2)
+	var stderr bytes.Buffer
+	cancelled, aborted := make(chan struct{}), make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		onSignals(sigs, func() { close(cancelled) }, &stderr, func() { close(aborted) })
+		close(done)
+	}()
+	sigs <- syscall.SIGINT
+	<-cancelled
+	select {
+	case <-aborted:
+		t.Fatal("the first signal aborted")
+	case <-time.After(20 * time.Millisecond):
+	}
+	sigs <- syscall.SIGTERM
+	<-aborted
+	<-done
+	got := stderr.String()
+	for _, want := range []string{"privic: interrupt: stopping after the running jobs return", "privic: terminated again: aborting now"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("stderr %q lacks %q", got, want)
+		}
 	}
 }

@@ -33,6 +33,9 @@ func flagsFor(name string, out io.Writer) *flag.FlagSet {
 		fs = (&mergeFlags{}).set()
 	case "dataset":
 		fs = (&datasetFlags{}).set()
+	case "compare":
+		fs = newFlagSet("compare")
+		fs.Float64("tol", harness.DefaultTolerance, "largest relative difference `REL` of two numbers taken as equal")
 	default:
 		return nil
 	}
@@ -49,6 +52,7 @@ type runFlags struct {
 	memLimit   string
 	cpuprofile string
 	memprofile string
+	summary    bool
 }
 
 func (f *runFlags) set() *flag.FlagSet {
@@ -61,6 +65,7 @@ func (f *runFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.memLimit, "mem-limit", "", "refuse jobs estimated above `SIZE` (e.g. 8GiB; off: no limit; default: half the machine's memory)")
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to `FILE` (open with go tool pprof)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write an allocation profile to `FILE` at the end")
+	fs.BoolVar(&f.summary, "summary", false, "end with a table of every spec: wall time, jobs, peak resident memory")
 	return fs
 }
 
@@ -72,11 +77,12 @@ func (f *validateFlags) set() *flag.FlagSet {
 	return fs
 }
 
-type listFlags struct{ dir string }
+type listFlags struct{ dir, specsOf string }
 
 func (f *listFlags) set() *flag.FlagSet {
 	fs := newFlagSet("list")
 	fs.StringVar(&f.dir, "dir", "experiments", "list the specs in `DIR`")
+	fs.StringVar(&f.specsOf, "specs-of", "", "print only the spec file of every experiment under `RESULTS` (from its manifest), one per line")
 	return fs
 }
 
@@ -185,7 +191,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet)}
+	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet), Stopping: e.stderr, Summary: f.summary}
 	if f.shard != "" {
 		if opt.Shard, err = harness.ParseShard(f.shard); err != nil {
 			return usagef("--shard: %v", err)
@@ -306,6 +312,9 @@ func cmdList(ctx context.Context, e *env, args []string) error {
 	if len(rest) > 0 {
 		return usagef("unexpected argument %q", rest[0])
 	}
+	if f.specsOf != "" {
+		return specsOf(e, f.specsOf)
+	}
 	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return err
@@ -372,5 +381,34 @@ func cmdReport(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "report: %s and %s\n", filepath.Join(*out, report.MarkdownFile), filepath.Join(*out, report.HTMLFile))
+	warnStale(ctx, e, *out)
 	return nil
+}
+
+// warnStale prints, on stderr, a warning for every experiment under root
+// whose result was made by code other than HEAD's.
+func warnStale(ctx context.Context, e *env, root string) {
+	reg, err := kinds.Registry(e.kinds...)
+	if err != nil {
+		return
+	}
+	names, err := experimentDirs(root)
+	if err != nil {
+		return
+	}
+	prov := provenance(ctx)
+	if prov == nil {
+		fmt.Fprintf(e.stderr, "privic: report: cannot tell whether the results come from the code at HEAD: not in a git checkout\n")
+		return
+	}
+	n := 0
+	for _, name := range names {
+		for _, w := range staleness(ctx, prov, reg, filepath.Join(root, name)) {
+			fmt.Fprintf(e.stderr, "privic: warning: %s: %s\n", filepath.Join(root, name), w)
+			n++
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(e.stderr, "privic: %d warnings: regenerate with ./run.sh all (and compare with ./run.sh all --check)\n", n)
+	}
 }

@@ -32,11 +32,12 @@ func commands() []command {
 		{"run", "[-j N] [-q] [--out DIR] [--force] [--shard i/n] [--mem-limit SIZE] [--cpuprofile FILE] [--memprofile FILE] SPEC...",
 			"run experiment specs, reusing stored results", cmdRun},
 		{"validate", "[--mem-limit SIZE] SPEC...", "check specs (keys, values, plan, memory) without running them", cmdValidate},
-		{"list", "[--dir DIR]", "list the experiment kinds and the specs in DIR (default experiments)", cmdList},
+		{"list", "[--dir DIR] [--specs-of RESULTS]", "list the experiment kinds and the specs in DIR (default experiments); --specs-of prints the specs behind the experiments under RESULTS", cmdList},
 		{"merge", "[--out DIR] [-j N] [-q] SHARD_DIR...", "join the outputs of shard runs into DIR and finish them", cmdMerge},
 		{"dataset", "[--counts FILE] [--rows POLICY] SPEC [NAME...]",
 			"print the grids of a spec's datasets (cells, cell size, region, check-ins read/kept/dropped, densest cell, places) without running anything; --counts writes one dataset's per-cell counts", cmdDataset},
 		{"report", "[--out DIR]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests", cmdReport},
+		{"compare", "[--tol REL] COMMITTED FRESH", "compare the tables of every experiment under FRESH with those under COMMITTED, column by column, and warn about committed results made by other code than HEAD's", cmdCompare},
 		{"help", "[COMMAND]", "show help", nil},
 	}
 }

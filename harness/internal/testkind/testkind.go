@@ -38,6 +38,8 @@ type Hooks struct {
 	// Last makes the kind finish after every other spec of a run
 	// (harness.FinishesLast).
 	Last bool
+	// Volatile is the kind's About.Volatile.
+	Volatile func(sides ...harness.TableSet) []harness.Exclusion
 }
 
 // def is the test kind's harness.Def.
@@ -51,6 +53,7 @@ type Params struct {
 	Mode     string        `toml:"mode"`      // "gauss" or "uniform"
 	Fail     string        `toml:"fail"`      // key of a job that fails ("" none)
 	Panic    string        `toml:"panic"`     // key of a job that panics
+	Hang     string        `toml:"hang"`      // key of a job that runs until cancelled (then takes 100 ms to return), reporting its progress
 	SleepMS  int           `toml:"sleep_ms"`  // per-job sleep up to this (key-dependent jitter)
 	MemBytes int64         `toml:"mem_bytes"` // each job's memory estimate
 	Grid     Grid          `toml:"grid"`
@@ -97,7 +100,7 @@ func (k def) About() harness.About {
 		name = "testkind"
 	}
 	return harness.About{Name: name, Describe: "random draws per beta and repetition (harness tests)",
-		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone, FinishLast: k.Last}
+		Tables: []string{"draws", "means", "summary"}, Files: []string{"notes/summary.txt"}, Exclusive: k.Alone, FinishLast: k.Last, Volatile: k.Volatile}
 }
 
 // NewParams implements harness.Def.
@@ -149,6 +152,17 @@ func (k def) Run(ctx context.Context, a arg, rng *rand.Rand) ([]harness.Table, e
 		case <-time.After(a.sleep):
 		case <-ctx.Done():
 			return nil, ctx.Err()
+		}
+	}
+	if a.key == a.p.Hang {
+		for step := 1; ; step++ {
+			harness.Progress(ctx, "step %d", step)
+			select {
+			case <-time.After(time.Millisecond):
+			case <-ctx.Done():
+				time.Sleep(100 * time.Millisecond) // a job takes a while to stop
+				return nil, ctx.Err()
+			}
 		}
 	}
 	switch a.key {

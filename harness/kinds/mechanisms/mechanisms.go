@@ -55,8 +55,9 @@ func (d def) About() harness.About {
 			"), calibrated to equal tight epsilon, distortion or mutual information",
 		Tables:  []string{"frontier", "calibration", "lp_solves", "frontier_summary", "winners", "mechanisms"},
 		Figures: []string{"frontier-<city>"},
-		Skips:   true,
-		Version: version + ".2",
+		Skips:    true,
+		Version:  version + ".2",
+		Volatile: volatile,
 	}
 }
 

@@ -105,6 +105,9 @@ func (def) About() harness.About {
 		// One probe at a time: each owns the machine's cores, so that
 		// its time and memory are its own.
 		Exclusive: true,
+		Volatile: func(...harness.TableSet) []harness.Exclusion {
+			return []harness.Exclusion{{Table: "*", Why: "measurements of this machine: times, memory, load, and the grids reached within the time budget"}}
+		},
 	}
 }
 

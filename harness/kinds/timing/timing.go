@@ -75,6 +75,9 @@ func (def) About() harness.About {
 		// The kernels are timed with no other job of the run competing for
 		// the cores (the harness runs such jobs first, alone).
 		Exclusive: true,
+		Volatile: func(...harness.TableSet) []harness.Exclusion {
+			return []harness.Exclusion{harness.ColumnRule("kernels", "timings of this machine", "median_seconds", "min_seconds", "speedup_vs_paper")}
+		},
 	}
 }
 
