@@ -156,7 +156,7 @@ cmd_committed() {
 	local scratch
 	scratch=${PRIVIC_CHECK_DIR:-$(mktemp -d -t privic-check.XXXXXX)}
 	echo "run.sh: regenerating ${#specs[@]} committed experiments into $scratch to compare (uptime: $(uptime))"
-	"$BIN" run --summary --out "$scratch" "$@" "${specs[@]}"
+	"$BIN" run --summary --history results --out "$scratch" "$@" "${specs[@]}"
 	echo "run.sh: done (uptime: $(uptime))"
 	"$BIN" compare results "$scratch"
 }

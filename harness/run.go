@@ -52,6 +52,10 @@ type RunOptions struct {
 	// out, one line saying which running jobs the run waits for (the CLI:
 	// stderr, also with -q); nil: Log.
 	Stopping io.Writer
+	// History is a results root whose manifests record the job times of
+	// an earlier run of the same specs: they order the jobs, longest
+	// first. Empty: Out (the previous run in the same place).
+	History string
 	// Summary ends the run with a table of every spec: wall time from its
 	// first job's start to its completion, jobs computed and reused, and
 	// the process's peak resident memory while its jobs ran.
@@ -95,6 +99,7 @@ type specRun struct {
 	computed int
 	manifest *Manifest
 	result   Result
+	history  map[string]float64 // job key -> seconds an earlier run took
 	// While it runs: when its first job started, how many of its jobs run
 	// now, the process's peak resident memory while they ran, and when
 	// the spec completed (zero: not yet).
@@ -252,6 +257,11 @@ func (r *specRun) open(opt RunOptions) error {
 	}
 	r.recs = make([]*record, len(r.jobs))
 	r.reused = make([]bool, len(r.jobs))
+	hist := opt.History
+	if hist == "" {
+		hist = opt.Out
+	}
+	r.history = loadHistory(hist, r.spec.Name)
 	for _, j := range r.jobs {
 		if !opt.Shard.Contains(j.Index) {
 			continue
@@ -504,25 +514,20 @@ type task struct {
 //
 //  1. jobs of Exclusive kinds, which run alone anyway: first, so they
 //     neither stall a busy pool nor leave a core idle at the end;
-//  2. jobs of kinds without a CostEstimator, in plan order: their cost is
-//     unknown, so they go early, where a long one cannot form the tail,
-//     and the Finish steps of their specs (often figure-heavy while the
-//     jobs are short) overlap the remaining jobs;
-//  3. the specs whose kinds estimate their cost, heaviest spec first and
-//     each spec's jobs heaviest first (longest-processing-time order): the
-//     heavy specs complete, and their Finish runs, while lighter jobs
-//     still fill the other slots, and the run ends on short jobs.
+//  2. jobs whose cost is unknown (no time recorded by an earlier run, no
+//     CostEstimator), in plan order: they go early, where a long one
+//     cannot form the tail;
+//  3. every other job of every spec, longest first (longest-processing-
+//     time order over the whole run, ties in plan order): the cost of a
+//     job is the time an earlier run recorded for it (RunOptions.History)
+//     or else its kind's estimate, so the run ends on short jobs and no
+//     long job of a light spec is left to run alone at the end.
 //
 // Results do not depend on the order: every job's random stream comes
 // from its key.
 func schedule(runs []*specRun) []task {
-	var first, plain []task
-	type costed struct {
-		tasks []task
-		cost  []float64
-		total float64
-	}
-	var heavy []costed
+	var first, plain, costed []task
+	cost := map[task]float64{}
 	for _, r := range runs {
 		if len(r.todo) == 0 {
 			continue
@@ -533,43 +538,47 @@ func schedule(runs []*specRun) []task {
 			}
 			continue
 		}
-		est, ok := r.spec.Kind.(CostEstimator)
-		if !ok {
-			for _, i := range r.todo {
-				plain = append(plain, task{r, i})
-			}
-			continue
-		}
-		c := costed{}
+		est, hasEst := r.spec.Kind.(CostEstimator)
 		for _, i := range r.todo {
+			t := task{r, i}
+			if v, ok := r.history[r.jobs[i].Key]; ok {
+				cost[t] = v
+				costed = append(costed, t)
+				continue
+			}
+			if !hasEst {
+				plain = append(plain, t)
+				continue
+			}
 			v := 0.0
 			// A panicking or silly estimate only loses the ordering.
 			_ = safely(func() error { v = est.EstimateCost(r.jobs[i].Job); return nil })
 			if !(v >= 0) || math.IsInf(v, 1) {
 				v = 0
 			}
-			c.tasks = append(c.tasks, task{r, i})
-			c.cost = append(c.cost, v)
-			c.total += v
+			cost[t] = v
+			costed = append(costed, t)
 		}
-		idx := make([]int, len(c.tasks))
-		for k := range idx {
-			idx[k] = k
-		}
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(c.cost[b], c.cost[a]) })
-		sorted := make([]task, len(idx))
-		for k, j := range idx {
-			sorted[k] = c.tasks[j]
-		}
-		c.tasks = sorted
-		heavy = append(heavy, c)
 	}
-	slices.SortStableFunc(heavy, func(a, b costed) int { return cmp.Compare(b.total, a.total) })
+	slices.SortStableFunc(costed, func(a, b task) int { return cmp.Compare(cost[b], cost[a]) })
 	out := append(first, plain...)
-	for _, c := range heavy {
-		out = append(out, c.tasks...)
+	return append(out, costed...)
+}
+
+// loadHistory reads the job times that the manifest of an earlier run of
+// the spec (under root) recorded, by job key; nothing when there is none.
+func loadHistory(root, name string) map[string]float64 {
+	m, err := ReadManifest(filepath.Join(root, name))
+	if err != nil {
+		return nil
 	}
-	return out
+	h := make(map[string]float64, len(m.Jobs))
+	for _, j := range m.Jobs {
+		if j.Seconds >= 0 && !math.IsInf(j.Seconds, 0) {
+			h[j.Key] = j.Seconds
+		}
+	}
+	return h
 }
 
 // limits are what jobs share besides the errgroup's slots.

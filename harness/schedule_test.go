@@ -39,8 +39,9 @@ func schedKind(name string, exclusive bool) Kind {
 func costKind(name string) Kind { return Typed[*schedParams, float64](costDef{schedDef{name: name}}) }
 
 // TestSchedule checks the submission order: exclusive jobs first, then
-// jobs of unknown cost in plan order, then the costed specs heaviest
-// first, each in longest-processing-time order (ties in plan order).
+// jobs of unknown cost in plan order, then every costed job of every spec
+// in longest-processing-time order (ties in plan order), a job's recorded
+// time overriding its kind's estimate.
 func TestSchedule(t *testing.T) {
 	mk := func(k Kind, name string, args ...any) *specRun {
 		r := &specRun{spec: &Spec{Kind: k, Name: name}}
@@ -56,11 +57,15 @@ func TestSchedule(t *testing.T) {
 	alone := mk(schedKind("alone", true), "alone", 0.0)
 	done := mk(costKind("done"), "done", 100.0)
 	done.todo = nil // stored already: nothing to schedule
+	// An earlier run recorded that lighta took 7 s and plainb 4 s: they
+	// count as that long.
+	light.history = map[string]float64{"lighta": 7}
+	plain.history = map[string]float64{"plainb": 4}
 	var got []string
 	for _, tk := range schedule([]*specRun{light, plain, heavy, alone, done}) {
 		got = append(got, tk.run.jobs[tk.job].Key)
 	}
-	want := []string{"alonea", "plaina", "plainb", "heavyb", "heavya", "heavyc", "lightb", "lightc", "lighta"}
+	want := []string{"alonea", "plaina", "heavyb", "lighta", "heavya", "heavyc", "plainb", "lightb", "lightc"}
 	if !slices.Equal(got, want) {
 		t.Errorf("schedule %v, want %v", got, want)
 	}

@@ -53,6 +53,7 @@ type runFlags struct {
 	cpuprofile string
 	memprofile string
 	summary    bool
+	history    string
 }
 
 func (f *runFlags) set() *flag.FlagSet {
@@ -66,6 +67,7 @@ func (f *runFlags) set() *flag.FlagSet {
 	fs.StringVar(&f.cpuprofile, "cpuprofile", "", "write a CPU profile to `FILE` (open with go tool pprof)")
 	fs.StringVar(&f.memprofile, "memprofile", "", "write an allocation profile to `FILE` at the end")
 	fs.BoolVar(&f.summary, "summary", false, "end with a table of every spec: wall time, jobs, peak resident memory")
+	fs.StringVar(&f.history, "history", "", "order jobs longest first by the job times recorded under `DIR` (default: --out)")
 	return fs
 }
 
@@ -191,7 +193,7 @@ func cmdRun(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet), Stopping: e.stderr, Summary: f.summary}
+	opt := harness.RunOptions{Out: f.out, Jobs: f.jobs, Force: f.force, Log: logWriter(e, f.quiet), Stopping: e.stderr, Summary: f.summary, History: f.history}
 	if f.shard != "" {
 		if opt.Shard, err = harness.ParseShard(f.shard); err != nil {
 			return usagef("--shard: %v", err)

@@ -29,7 +29,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"run", "[-j N] [-q] [--out DIR] [--force] [--shard i/n] [--mem-limit SIZE] [--cpuprofile FILE] [--memprofile FILE] SPEC...",
+		{"run", "[-j N] [-q] [--out DIR] [--force] [--shard i/n] [--mem-limit SIZE] [--summary] [--history DIR] [--cpuprofile FILE] [--memprofile FILE] SPEC...",
 			"run experiment specs, reusing stored results", cmdRun},
 		{"validate", "[--mem-limit SIZE] SPEC...", "check specs (keys, values, plan, memory) without running them", cmdValidate},
 		{"list", "[--dir DIR] [--specs-of RESULTS]", "list the experiment kinds and the specs in DIR (default experiments); --specs-of prints the specs behind the experiments under RESULTS", cmdList},

@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -90,6 +91,9 @@ type CalibrateOptions struct {
 	// Operators builds every channel as an operator (the mechanism must
 	// implement Operator) and sets Calibration.Op instead of Channel.
 	Operators bool
+	// Progress, if set, is called after every evaluation with the number
+	// of channels built so far, the parameter and the value it gave.
+	Progress func(evals int, param, value float64)
 }
 
 // Calibration is the result of Calibrate.
@@ -122,7 +126,10 @@ type Calibration struct {
 // reaches. The search stops when the value is within tolerance; if the
 // bracket shrinks to rounding without that (the quantity jumps over goal),
 // it is an error.
-func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goal float64, opt CalibrateOptions) (*Calibration, error) {
+//
+// ctx is checked before every evaluation: once it is done, Calibrate
+// returns its error (wrapped) without building another channel.
+func Calibrate(ctx context.Context, m Mechanism, in, out kernels.Grid, prior []float64, t Target, goal float64, opt CalibrateOptions) (*Calibration, error) {
 	info := m.Info()
 	if t < TargetEps || t > TargetMI {
 		return nil, fmt.Errorf("calibrate %s: unknown target %d", info.Name, int(t))
@@ -152,7 +159,7 @@ func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goa
 			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 	}
-	c := &calibrator{m: m, in: in, out: out, prior: prior, t: t, goal: goal, tol: tol, maxEvals: maxEvals, method: opt.Method, acceptJump: opt.AcceptJump}
+	c := &calibrator{ctx: ctx, m: m, in: in, out: out, prior: prior, t: t, goal: goal, tol: tol, maxEvals: maxEvals, method: opt.Method, acceptJump: opt.AcceptJump, progress: opt.Progress}
 	if opt.Operators {
 		if c.op, _ = m.(Operator); c.op == nil {
 			return nil, fmt.Errorf("calibrate %s: the mechanism has no operator form", info.Name)
@@ -166,6 +173,7 @@ func Calibrate(m Mechanism, in, out kernels.Grid, prior []float64, t Target, goa
 }
 
 type calibrator struct {
+	ctx        context.Context
 	m          Mechanism
 	in, out    kernels.Grid
 	prior      []float64
@@ -175,6 +183,7 @@ type calibrator struct {
 	method     Method
 	acceptJump bool
 	op         Operator // non-nil: build operators
+	progress   func(evals int, param, value float64)
 	evals      int
 	best       *Calibration // the evaluation within tolerance, once found
 	lastParam  float64
@@ -196,6 +205,9 @@ func (c *calibrator) eval(p float64) (point, error) {
 	info := c.m.Info()
 	if c.evals >= c.maxEvals {
 		return point{}, fmt.Errorf("no convergence within %d evaluations (last: %s = %v gives %v)", c.maxEvals, info.Param, c.lastParam, c.lastValue)
+	}
+	if err := c.ctx.Err(); err != nil {
+		return point{}, fmt.Errorf("stopped after %d evaluations: %w", c.evals, err)
 	}
 	c.evals++
 	var ch *kernels.Channel
@@ -224,6 +236,9 @@ func (c *calibrator) eval(p float64) (point, error) {
 		return point{}, fmt.Errorf("%v is NaN at %s = %v", c.t, info.Param, p)
 	}
 	c.lastParam, c.lastValue = p, v
+	if c.progress != nil {
+		c.progress(c.evals, p, v)
+	}
 	f := v - c.goal
 	if !c.t.increasing() {
 		f = -f

@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -61,7 +62,7 @@ func calibrateCurve(t *testing.T, c curve, tg Target, goal float64, opt Calibrat
 	}
 	g := mustGrid(t, 2, 2)
 	opt.Operators = true
-	res, err := Calibrate(c, g, g, uniformPrior(4), tg, goal, opt)
+	res, err := Calibrate(context.Background(), c, g, g, uniformPrior(4), tg, goal, opt)
 	seen := map[float64]bool{}
 	for _, p := range built {
 		if seen[p] {

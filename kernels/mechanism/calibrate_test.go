@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"errors"
 	"math"
 	"strings"
@@ -38,7 +39,7 @@ func TestCalibrateHitsTarget(t *testing.T) {
 	for _, c := range cases {
 		for _, method := range []Method{Bisection, Illinois} {
 			name := c.m.Info().Name + "/" + c.t.String() + "/" + method.String()
-			res, err := Calibrate(c.m, g, g, prior, c.t, c.goal, CalibrateOptions{Method: method})
+			res, err := Calibrate(context.Background(), c.m, g, g, prior, c.t, c.goal, CalibrateOptions{Method: method})
 			if err != nil {
 				t.Errorf("%s: %v", name, err)
 				continue
@@ -73,14 +74,14 @@ func TestCalibrateRRClosedForms(t *testing.T) {
 	// RR's tight eps is its parameter (one evaluation), and its MI under
 	// the uniform prior is known in closed form.
 	g := mustGrid(t, 3, 3)
-	res, err := Calibrate(RR{}, g, g, nil, TargetEps, 1.3, CalibrateOptions{})
+	res, err := Calibrate(context.Background(), RR{}, g, g, nil, TargetEps, 1.3, CalibrateOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Param != 1.3 || res.Evals != 1 {
 		t.Errorf("eps target: param %v after %d evaluations, want 1.3 after 1", res.Param, res.Evals)
 	}
-	res, err = Calibrate(RR{}, g, g, uniformPrior(9), TargetMI, 0.5, CalibrateOptions{RelTol: 1e-9})
+	res, err = Calibrate(context.Background(), RR{}, g, g, uniformPrior(9), TargetMI, 0.5, CalibrateOptions{RelTol: 1e-9})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +105,12 @@ func TestCalibrateOutOfReach(t *testing.T) {
 		t    Target
 		goal float64
 	}{{TargetMI, math.Log(9) * 1.01}, {TargetDistortion, maxD * 1.01}} {
-		_, err := Calibrate(RR{}, g, g, u, c.t, c.goal, CalibrateOptions{})
+		_, err := Calibrate(context.Background(), RR{}, g, g, u, c.t, c.goal, CalibrateOptions{})
 		if !errors.Is(err, ErrOutOfReach) || !strings.Contains(err.Error(), "out of reach") {
 			t.Errorf("%v = %v: error %v, want out of reach", c.t, c.goal, err)
 		}
 	}
-	if _, err := Calibrate(RR{}, g, g, u, TargetEps, -1, CalibrateOptions{}); err == nil || !strings.Contains(err.Error(), "calibrate rr: eps target -1: must be finite and > 0") {
+	if _, err := Calibrate(context.Background(), RR{}, g, g, u, TargetEps, -1, CalibrateOptions{}); err == nil || !strings.Contains(err.Error(), "calibrate rr: eps target -1: must be finite and > 0") {
 		t.Errorf("negative goal: error %v", err)
 	}
 	if _, err := ParseTarget("qos"); err == nil || !strings.Contains(err.Error(), `unknown calibration target "qos" (known: eps, distortion, mi)`) {
@@ -164,10 +165,10 @@ func (j jumpy) Channel(in, out kernels.Grid, prior []float64, p float64) (*kerne
 func TestCalibrateJump(t *testing.T) {
 	g := mustGrid(t, 2, 2)
 	for _, method := range []Method{Bisection, Illinois} {
-		if _, err := Calibrate(jumpy{}, g, g, nil, TargetEps, 1.5, CalibrateOptions{Method: method}); err == nil || !strings.Contains(err.Error(), "jumps") {
+		if _, err := Calibrate(context.Background(), jumpy{}, g, g, nil, TargetEps, 1.5, CalibrateOptions{Method: method}); err == nil || !strings.Contains(err.Error(), "jumps") {
 			t.Errorf("%v: error %v, want a jump", method, err)
 		}
-		res, err := Calibrate(jumpy{}, g, g, nil, TargetEps, 1.5, CalibrateOptions{Method: method, AcceptJump: true})
+		res, err := Calibrate(context.Background(), jumpy{}, g, g, nil, TargetEps, 1.5, CalibrateOptions{Method: method, AcceptJump: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -176,5 +177,40 @@ func TestCalibrateJump(t *testing.T) {
 		if !res.Jump || !(res.Param < 1 && res.Param > 1-1e-9) || math.Abs(res.Value-res.Param) > 1e-12 {
 			t.Errorf("%v: %+v, want a jump at parameter 1 from below", method, res)
 		}
+	}
+}
+
+// TestCalibrateStopsWhenCancelled: a calibration checks its context before
+// every channel it builds, so a cancelled run stops at the next one, and
+// Progress sees every evaluation.
+func TestCalibrateStopsWhenCancelled(t *testing.T) {
+	g := kernels.Grid{Rows: 4, Cols: 5}
+	prior := make([]float64, g.Len())
+	for i := range prior {
+		prior[i] = float64(1+i%3) / 40
+	}
+	normalise(prior)
+	ctx, cancel := context.WithCancel(context.Background())
+	var seen []int
+	_, err := Calibrate(ctx, RR{}, g, g, prior, TargetDistortion, 1.3, CalibrateOptions{
+		Progress: func(evals int, param, value float64) {
+			seen = append(seen, evals)
+			if !(param > 0) || math.IsNaN(value) {
+				t.Errorf("evaluation %d: parameter %v, value %v", evals, param, value)
+			}
+			if evals == 2 {
+				cancel()
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "stopped after 2 evaluations") {
+		t.Fatalf("error %v, want a cancellation after 2 evaluations", err)
+	}
+	if len(seen) != 2 || seen[0] != 1 || seen[1] != 2 {
+		t.Errorf("progress saw evaluations %v, want [1 2]", seen)
+	}
+	// A context already done builds nothing.
+	seen = nil
+	if _, err := Calibrate(ctx, RR{}, g, g, prior, TargetEps, 1, CalibrateOptions{Progress: func(n int, _, _ float64) { seen = append(seen, n) }}); !errors.Is(err, context.Canceled) || len(seen) != 0 {
+		t.Errorf("cancelled before the start: error %v, evaluations %v", err, seen)
 	}
 }

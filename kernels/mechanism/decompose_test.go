@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -238,7 +239,7 @@ func TestWarmSolverCalibrates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Calibrate(s.Mechanism(), g, g, prior, TargetDistortion, 0.5, CalibrateOptions{Method: Illinois, RelTol: 1e-5})
+	res, err := Calibrate(context.Background(), s.Mechanism(), g, g, prior, TargetDistortion, 0.5, CalibrateOptions{Method: Illinois, RelTol: 1e-5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,5 +400,33 @@ func TestSolverStopAtDeadlineIsTimeLimit(t *testing.T) {
 	}
 	if err := past.timedOut(nil); err != nil {
 		t.Errorf("no failure: %v", err)
+	}
+}
+
+// TestDecomposeStopsWhenCancelled: a decomposition checks the solver's
+// Context between rounds: cancelled after its first round it stops with
+// the context's error, not ErrTimeLimit, and the round log saw one round.
+func TestDecomposeStopsWhenCancelled(t *testing.T) {
+	for _, s := range sparseSolvers(t) {
+		g := mustGrid(t, 5, 6)
+		solver, err := Optimal{Solver: s, Method: MethodDecompose}.NewSolver(g, g, gowallaLike(g))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		rounds := 0
+		solver.Context = ctx
+		solver.Log = func(string, ...any) {
+			rounds++
+			cancel()
+		}
+		_, _, err = solver.Solve(0.5)
+		if !errors.Is(err, context.Canceled) || errors.Is(err, ErrTimeLimit) || !strings.Contains(err.Error(), "stopped before round 2") {
+			t.Errorf("%s: error %v, want a cancellation before round 2", s, err)
+		}
+		if rounds != 1 {
+			t.Errorf("%s: %d rounds logged, want 1", s, rounds)
+		}
+		cancel()
 	}
 }

@@ -1,6 +1,7 @@
 package mechanism_test
 
 import (
+	"context"
 	"fmt"
 
 	"privic/kernels"
@@ -16,7 +17,7 @@ func ExampleCalibrate() {
 		prior[i] = 1.0 / 16
 	}
 	for _, m := range []mechanism.Mechanism{mechanism.RR{}, mechanism.LAP{}} {
-		res, err := mechanism.Calibrate(m, g, g, prior, mechanism.TargetEps, 1, mechanism.CalibrateOptions{})
+		res, err := mechanism.Calibrate(context.Background(), m, g, g, prior, mechanism.TargetEps, 1, mechanism.CalibrateOptions{})
 		if err != nil {
 			fmt.Println(err)
 			return

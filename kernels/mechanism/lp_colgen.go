@@ -96,6 +96,9 @@ type cgOptions struct {
 	master   string    // the master's solver ("": the pricing's)
 	deadline time.Time // zero: none
 	log      func(format string, args ...any)
+	// stop, if set, is asked before every round: an error ends the run
+	// with it (a caller's cancellation).
+	stop func() error
 }
 
 type cgStats struct {
@@ -618,6 +621,11 @@ func (cg *colGen) run() ([]float64, error) {
 	var lambda []float64
 	misses := 0
 	for {
+		if cg.opt.stop != nil {
+			if err := cg.opt.stop(); err != nil {
+				return nil, fmt.Errorf("stopped before round %d: %w", cg.st.rounds+1, err)
+			}
+		}
 		cg.st.rounds++
 		sec, err := cg.remaining()
 		if err != nil {

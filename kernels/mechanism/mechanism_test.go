@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -147,7 +148,7 @@ func TestOptimalNoWorseThanLAPAtSameTightEps(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cal, err := Calibrate(LAP{}, g, g, prior, TargetEps, eps, CalibrateOptions{RelTol: 1e-9})
+		cal, err := Calibrate(context.Background(), LAP{}, g, g, prior, TargetEps, eps, CalibrateOptions{RelTol: 1e-9})
 		if err != nil {
 			t.Fatal(err)
 		}

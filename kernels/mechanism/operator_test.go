@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -224,12 +225,12 @@ func TestCalibrateOperators(t *testing.T) {
 		goal float64
 	}{{BA{}, g, TargetEps, 1.3}, {LAP{}, g.Widen(2), TargetDistortion, 2}, {RR{}, g, TargetMI, 0.8}} {
 		opt := CalibrateOptions{RelTol: 1e-8, Method: Illinois}
-		d, err := Calibrate(tc.m, g, tc.out, prior, tc.t, tc.goal, opt)
+		d, err := Calibrate(context.Background(), tc.m, g, tc.out, prior, tc.t, tc.goal, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
 		opt.Operators = true
-		o, err := Calibrate(tc.m, g, tc.out, prior, tc.t, tc.goal, opt)
+		o, err := Calibrate(context.Background(), tc.m, g, tc.out, prior, tc.t, tc.goal, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -240,7 +241,7 @@ func TestCalibrateOperators(t *testing.T) {
 			t.Errorf("%s %v: operator parameter %v, dense %v", tc.m.Info().Name, tc.t, o.Param, d.Param)
 		}
 	}
-	if _, err := Calibrate(Optimal{}, g, g, prior, TargetEps, 1, CalibrateOptions{Operators: true}); err == nil {
+	if _, err := Calibrate(context.Background(), Optimal{}, g, g, prior, TargetEps, 1, CalibrateOptions{Operators: true}); err == nil {
 		t.Error("calibrating the LP mechanism on operators did not fail")
 	}
 }

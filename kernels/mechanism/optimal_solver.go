@@ -1,6 +1,7 @@
 package mechanism
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"slices"
@@ -38,6 +39,10 @@ type OptimalSolver struct {
 	// ErrTimeLimit (on top of the mechanism's TimeLimit per solve): a
 	// budget for a whole calibration.
 	Deadline time.Time
+	// Context, if set, stops every decomposition solve between two rounds
+	// once it is done, with its error: a caller's cancellation (Ctrl-C),
+	// unlike Deadline not a property of the result.
+	Context context.Context
 }
 
 // NewSolver checks the settings, grids and prior and prepares a solver.
@@ -109,7 +114,7 @@ func (s *OptimalSolver) ForPrior(prior []float64) (*OptimalSolver, error) {
 		return nil, err
 	}
 	t.pool, t.extra = slices.Clone(s.pool), slices.Clone(s.extra)
-	t.Deadline = s.Deadline
+	t.Deadline, t.Context, t.Log = s.Deadline, s.Context, s.Log
 	return t, nil
 }
 
@@ -186,6 +191,9 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	// Aim at half the gap, so that the last rounds' tolerances and the
 	// repair have room; accept up to the gap when the solvers stall.
 	opt := cgOptions{gap: gap / 2, accept: 0.9 * gap, alpha: 0.7, workers: max(1, m.Workers), master: m.MasterSolver, log: s.Log}
+	if ctx := s.Context; ctx != nil {
+		opt.stop = ctx.Err
+	}
 	if m.TimeLimit > 0 {
 		opt.deadline = time.Now().Add(m.TimeLimit)
 	}

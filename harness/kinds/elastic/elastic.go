@@ -172,7 +172,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	em := harness.NewTable("elastic_metric", "beta", "epsilon", "parameter", "tight_epsilon", "evals",
 		"avg_distortion_ba", "avg_distortion_lap", "avg_distortion_elastic_metric")
 	if p.withElastic() {
-		ech, err := elasticAt(g, s.Prior, eps)
+		ech, err := elasticAt(ctx, g, s.Prior, eps)
 		if err != nil {
 			return nil, err
 		}
@@ -226,9 +226,11 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 // function) calibrated to tight epsilon eps, the level LAP gets: at equal
 // Euclidean geo-indistinguishability the three mechanisms differ only in
 // where they spend it.
-func elasticAt(g kernels.Grid, prior []float64, eps float64) (*mechanism.Calibration, error) {
-	c, err := mechanism.Calibrate(mechanism.Elastic{}, g, g, prior, mechanism.TargetEps, eps,
-		mechanism.CalibrateOptions{RelTol: 1e-6, Method: mechanism.Illinois})
+func elasticAt(ctx context.Context, g kernels.Grid, prior []float64, eps float64) (*mechanism.Calibration, error) {
+	c, err := mechanism.Calibrate(ctx, mechanism.Elastic{}, g, g, prior, mechanism.TargetEps, eps,
+		mechanism.CalibrateOptions{RelTol: 1e-6, Method: mechanism.Illinois, Progress: func(evals int, param, value float64) {
+			harness.Progress(ctx, "elastic calibration: %d channels, the last at eps %.6g (tight eps %.6g)", evals, param, value)
+		}})
 	if err != nil {
 		return nil, fmt.Errorf("elastic-metric at tight eps %v: %w", eps, err)
 	}

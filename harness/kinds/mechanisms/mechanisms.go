@@ -53,8 +53,8 @@ func (d def) About() harness.About {
 		Name: "mechanisms",
 		Describe: "privacy-utility frontier of the mechanisms (" + strings.Join(d.reg.Names(), ", ") +
 			"), calibrated to equal tight epsilon, distortion or mutual information",
-		Tables:  []string{"frontier", "calibration", "lp_solves", "frontier_summary", "winners", "mechanisms"},
-		Figures: []string{"frontier-<city>"},
+		Tables:   []string{"frontier", "calibration", "lp_solves", "frontier_summary", "winners", "mechanisms"},
+		Figures:  []string{"frontier-<city>"},
 		Skips:    true,
 		Version:  version + ".2",
 		Volatile: volatile,
@@ -261,6 +261,8 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		if p.LP.TimeLimit > 0 {
 			solver.Deadline = time.Now().Add(time.Duration(p.LP.TimeLimit * float64(time.Second)))
 		}
+		solver.Context = ctx
+		solver.Log = func(format string, args ...any) { harness.Progress(ctx, "LP "+format, args...) }
 		m = solver.Mechanism()
 	}
 	res, err := calibrate(ctx, j, s, m)
@@ -324,8 +326,11 @@ func calibrate(ctx context.Context, j job, s setup, m mechanism.Mechanism) (*mec
 	if s.lpSolver != "" && j.p.LP.CalibrationTol > 0 {
 		tol = j.p.LP.CalibrationTol
 	}
-	return mechanism.Calibrate(m, s.in, s.out, j.ds.Prior(), target, j.level,
-		mechanism.CalibrateOptions{RelTol: tol, Method: method, AcceptJump: true, Operators: s.ops})
+	return mechanism.Calibrate(ctx, m, s.in, s.out, j.ds.Prior(), target, j.level,
+		mechanism.CalibrateOptions{RelTol: tol, Method: method, AcceptJump: true, Operators: s.ops,
+			Progress: func(evals int, param, value float64) {
+				harness.Progress(ctx, "calibration: %d channels, the last at %s %.6g (%s %.6g)", evals, m.Info().Param, param, j.calibration, value)
+			}})
 }
 
 // measure adds the calibrated channel's frontier rows: its metrics, the

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"privic/datasets"
+	"privic/harness"
 	"privic/kernels"
 	"privic/kernels/emd"
 )
@@ -349,6 +350,7 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		harness.Progress(ctx, "cycle %d of %d", t, g.cycles)
 		if err := g.cycle(t); err != nil {
 			return nil, fmt.Errorf("cycle %d: %w", t, err)
 		}
