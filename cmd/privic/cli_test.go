@@ -375,3 +375,40 @@ func TestSecondSignalAborts(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareAndSpecsOf: list --specs-of names the spec behind every
+// experiment of a results root; compare finds a fresh run of the same spec
+// equal (exit 0) and a changed table different (exit 1, naming it).
+func TestCompareAndSpecsOf(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write(t, "specs/steps.toml", "kind = \"steps\"\nseed = 4\n[params]\nn = 5\n")
+	for _, out := range []string{"committed", "fresh"} {
+		if status, _, stderr := runCLI(t, cliKinds(), "run", "-q", "--out", out, "specs/steps.toml"); status != 0 {
+			t.Fatal(stderr)
+		}
+	}
+	status, stdout, stderr := runCLI(t, cliKinds(), "list", "--specs-of", "committed")
+	if status != 0 || stdout != "specs/steps.toml\n" {
+		t.Fatalf("list --specs-of: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	status, stdout, stderr = runCLI(t, cliKinds(), "compare", "committed", "fresh")
+	if status != 0 || !strings.Contains(stdout, "steps: ok: 2 tables") || !strings.Contains(stdout, "== 0 of 1 experiments differ") {
+		t.Fatalf("compare of equal runs: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	draws := filepath.Join("fresh", "steps", "draws.csv")
+	b, err := os.ReadFile(draws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(b), "\n")
+	lines[2] = strings.Replace(lines[2], "0.", "1.", 1)
+	write(t, draws, strings.Join(lines, "\n"))
+	status, stdout, stderr = runCLI(t, cliKinds(), "compare", "committed", "fresh")
+	if status != 1 || !strings.Contains(stdout, "steps: DIFFERS") || !strings.Contains(stdout, "differs: draws.csv: value: up to") || !strings.Contains(stderr, "1 of 1 experiments differ") {
+		t.Fatalf("compare after a change: status %d, stdout %q, stderr %q", status, stdout, stderr)
+	}
+	if status, _, stderr := runCLI(t, cliKinds(), "compare", "committed"); status != 2 || !strings.Contains(stderr, "want two directories") {
+		t.Errorf("one directory: status %d, stderr %q", status, stderr)
+	}
+}
