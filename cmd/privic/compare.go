@@ -50,7 +50,7 @@ func cmdCompare(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	prov := provenance(ctx)
-	opt := harness.CompareOptions{Tolerance: *tol, Kinds: reg.Lookup}
+	opt := harness.CompareOptions{Tolerance: *tol, Kinds: reg.Lookup, Uncommitted: gitIgnored(ctx)}
 	fmt.Fprintf(e.stdout, "== compare %s (committed) with %s (fresh), relative tolerance %g\n", committed, fresh, *tol)
 	differ, stale := 0, 0
 	for _, name := range names {
@@ -123,6 +123,17 @@ func provenance(ctx context.Context) *harness.Provenance {
 		return nil
 	}
 	return harness.NewProvenance(strings.TrimSpace(string(out)))
+}
+
+// gitIgnored tells, with git check-ignore, whether a path is never
+// committed (nil outside a git checkout).
+func gitIgnored(ctx context.Context) func(path string) bool {
+	if exec.CommandContext(ctx, "git", "rev-parse", "--show-toplevel").Run() != nil {
+		return nil
+	}
+	return func(path string) bool {
+		return exec.CommandContext(ctx, "git", "check-ignore", "-q", path).Run() == nil
+	}
 }
 
 // staleness is the warnings of prov about the experiment in dir; when they
