@@ -3,9 +3,11 @@ package datasets
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +54,30 @@ type Decl struct {
 	CellDeg []float64 `toml:"cell_deg,omitempty" json:"cell_deg,omitempty"`
 
 	// Places are named locations: {lat = .., lon = ..} or [row, col].
-	Places map[string]PlaceDecl `toml:"places,omitempty" json:"places,omitempty"`
+	Places Places `toml:"places,omitempty" json:"places,omitempty"`
+}
+
+// Places are the named places of a declaration: a table of NAME = {lat
+// = .., lon = ..} or [row, col].
+type Places map[string]PlaceDecl
+
+// UnmarshalTOML takes a table of places and refuses any other value
+// (the TOML decoder alone would drop it without a word).
+func (ps *Places) UnmarshalTOML(v any) error {
+	tab, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("got %s: want a table of NAME = {lat = .., lon = ..} or [row, col]", tomlval.Kind(v))
+	}
+	out := make(Places, len(tab))
+	for _, name := range slices.Sorted(maps.Keys(tab)) {
+		var p PlaceDecl
+		if err := p.UnmarshalTOML(tab[name]); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		out[name] = p
+	}
+	*ps = out
+	return nil
 }
 
 // SyntheticDecl is the synthetic = {...} table of a declaration: the

@@ -193,6 +193,9 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	if _, err := toml.Decode(string(data), &generic); err != nil {
 		return nil, syntaxError(path, data, err)
 	}
+	if err := checkDatasetsTables(path, generic); err != nil {
+		return nil, err
+	}
 	var raw rawSpec
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {

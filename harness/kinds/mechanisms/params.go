@@ -48,7 +48,7 @@ type params struct {
 	// col] ("default": for the datasets without an entry). A dataset
 	// without one uses its place A, and one without that gets no
 	// identification values.
-	A map[string]param.Loc `toml:"a"`
+	A param.ByDataset[param.Loc] `toml:"a"`
 
 	// reg is the mechanism registry the names come from (not a key).
 	reg *mechanism.Registry
@@ -68,7 +68,7 @@ type lpParams struct {
 	// Spanner: 0 all pairs, k >= 1 the spanner of mechanism.Optimal.
 	Spanner int `toml:"spanner"`
 	// Spanners overrides Spanner per dataset ("default": the others).
-	Spanners map[string]int `toml:"spanners"`
+	Spanners param.ByDataset[int] `toml:"spanners"`
 	// CalibrationTol, if > 0, replaces calibration_tol for the mechanisms
 	// solved as linear programs (their calibrations over eps cost a solve
 	// per step).
@@ -86,7 +86,7 @@ type lpParams struct {
 	// Coarsen maps a dataset to the block size the costly mechanisms are
 	// solved on (1: the full grid), with a "default" entry for the
 	// others; a dataset without either gets autoCoarsen's.
-	Coarsen map[string]int `toml:"coarsen"`
+	Coarsen param.ByDataset[int] `toml:"coarsen"`
 	// MaxConstraints skips LPs with more constraints (0: 1000 for gonum,
 	// 200000 for glpk).
 	MaxConstraints int `toml:"max_constraints"`
