@@ -81,7 +81,7 @@ func (ps *Places) UnmarshalTOML(v any) error {
 	for _, name := range slices.Sorted(maps.Keys(tab)) {
 		var p PlaceDecl
 		if err := p.UnmarshalTOML(tab[name]); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			return tomlval.SubKey(name, err)
 		}
 		out[name] = p
 	}

@@ -18,6 +18,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"privic/internal/tomlval"
 )
 
 // specFormat is mixed into every spec hash; bump it when the meaning of
@@ -352,7 +354,13 @@ func decodeError(path string, err error) error {
 			loc = fmt.Sprintf("%s:%d", path, pe.Position.Line)
 		}
 		if pe.LastKey != "" {
-			return fmt.Errorf("%s: %s: %s", loc, pe.LastKey, oneLine(pe.Message))
+			// An unmarshaler given a whole table names the entry at
+			// fault (tomlval.SubKey): name it after the table's key.
+			key, msg := pe.LastKey, oneLine(pe.Message)
+			for sub, rest, ok := tomlval.SplitSubKey(msg); ok; sub, rest, ok = tomlval.SplitSubKey(msg) {
+				key, msg = key+"."+sub, rest
+			}
+			return fmt.Errorf("%s: %s: %s", loc, key, msg)
 		}
 		return fmt.Errorf("%s: %s", loc, oneLine(pe.Message))
 	}

@@ -40,7 +40,7 @@ func (m *ByDataset[V]) UnmarshalTOML(data any) error {
 	for _, k := range slices.Sorted(maps.Keys(tab)) {
 		v, err := decodeValue[V](tab[k])
 		if err != nil {
-			return fmt.Errorf("%s: %w", k, err)
+			return tomlval.SubKey(k, err)
 		}
 		(*m)[k] = v
 	}
