@@ -86,6 +86,10 @@ func TestScanPointsCSV(t *testing.T) {
 		{"lat,lon,n\n1,\"2\" ,1\n", "in.csv:2: an unclosed or stray double quote in a quoted field"},
 		{"lat,lon,n\n1,2\"x,1\n", "in.csv:2: a double quote inside an unquoted field"},
 		{"lat,lon,n\n1,\"2,1\n3,4,5\n", "in.csv:2: an unclosed or stray double quote"},
+		// Records are bounded (64 KiB), a quote never closed included.
+		{"lat,lon,n\n\n1,2,\"" + strings.Repeat("x\n", 40000), "in.csv:3: a record longer than 65536 bytes (a double quote never closed?)"},
+		{"lat,lon,n\n1,2," + strings.Repeat("9", 70000) + "\n", "in.csv:2: a record longer than 65536 bytes"},
+		{"lat,lon,n\n" + strings.Repeat("\n", 70000) + "1,2,3\n", ""},
 		{"lat,lon,n\n48,85,2,35,1\n", ""}, // five fields: lat 48, lon 85, weight 2
 		{"lat,lon,n\n\"48,85\",2,1\n", `in.csv:2: latitude "48,85" is not a number (a decimal comma? set decimal = ",")`},
 		{"lat,lon,n\n1,2,99999999999999\n", "is larger than"},
@@ -236,6 +240,22 @@ func TestFingerprint(t *testing.T) {
 	}
 	if datasets.Presets().Fingerprint() != "" {
 		t.Error("the presets alone have a fingerprint")
+	}
+	// Every key of the CSV dialect and the check-ins counts.
+	write(t, dir, "w.csv", "lat;lon;w\n1;2;3\n1,001;2,001;1,5\n")
+	base := &datasets.Decl{Points: "w.csv", WeightColumn: col("w"), Decimal: ",", CellM: f64(100)}
+	seen := map[string]string{fp(base): "base"}
+	n := 7
+	for name, d := range map[string]*datasets.Decl{
+		"delimiter": {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Delimiter: ";", CellM: f64(100)},
+		"checkins":  {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Checkins: &n, CellM: f64(100)},
+		"format":    {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Format: "csv", CellM: f64(100)},
+	} {
+		f := fp(d)
+		if other, dup := seen[f]; dup {
+			t.Errorf("%s has the fingerprint of %s", name, other)
+		}
+		seen[f] = name
 	}
 }
 

@@ -615,7 +615,10 @@ func FuzzScanPoints(f *testing.F) {
 		if isGzip(data) {
 			return
 		}
-		if _, ok := fzLines(data); ok && len(data) < fzMaxLine-8<<10 {
+		if lines, ok := fzLines(data); ok && len(data) < fzMaxLine-8<<10 {
+			if err == nil && st.Lines != len(lines) {
+				t.Fatalf("%d lines read, the input has %d", st.Lines, len(lines))
+			}
 			want, bad, snap, malformed := refScanPoints(data, o)
 			if (err != nil) != (bad != 0) {
 				t.Fatalf("error = %v, reference's first bad line = %d", err, bad)

@@ -272,21 +272,32 @@ type recordLimit struct {
 
 func (l *recordLimit) Read(p []byte) (int, error) {
 	k, err := l.r.Read(p)
-	for _, c := range p[:k] {
-		switch {
-		case c == '"':
-			l.quoted = !l.quoted
-		case c == '\n':
-			l.lines++
-			if !l.quoted {
-				l.run = 0
-				continue
+	for chunk := p[:k]; len(chunk) > 0; {
+		// Up to the next double quote, the chunk's newlines end records
+		// unless inside quotes; the quote toggles.
+		seg, rest, quote := bytes.Cut(chunk, []byte{'"'})
+		if n := bytes.Count(seg, []byte{'\n'}); n > 0 && !l.quoted {
+			l.lines += n
+			l.run = len(seg) - bytes.LastIndexByte(seg, '\n') - 1
+			if l.run > 0 {
+				l.start = l.lines + 1
 			}
+		} else {
+			l.lines += n
+			if l.run == 0 && len(seg) > 0 {
+				l.start = l.lines + 1
+			}
+			l.run += len(seg)
+		}
+		if !quote {
+			break
 		}
 		if l.run == 0 {
 			l.start = l.lines + 1
 		}
 		l.run++
+		l.quoted = !l.quoted
+		chunk = rest
 	}
 	if k > 0 {
 		l.last = p[k-1]
