@@ -10,11 +10,14 @@ import (
 	"hash"
 	"io"
 	"maps"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -247,8 +250,9 @@ func resolvePlaces(decl map[string]PlaceDecl, ds *Dataset) ([]Place, error) {
 }
 
 // expandPath resolves a declared path: a leading ~ is the home
-// directory, $PRIVIC_DATA (or ${PRIVIC_DATA}) the value of that variable,
-// and a relative result is relative to dir. A path that starts with
+// directory, $PRIVIC_DATA (or ${PRIVIC_DATA}) the value of that variable
+// (relative to the working directory when relative), and a relative
+// result is relative to dir. A path that starts with
 // $PRIVIC_DATA/ while the variable is unset is looked up where the
 // datasets kind looks for raw check-ins (DataDirs: datasets/cache and the
 // shared data directory beside the module containing dir), so that specs
@@ -259,6 +263,11 @@ func expandPath(p, dir string) (string, error) {
 			val := os.Getenv(EnvData)
 			if val == "" {
 				return searchDataDirs(p, v, dir)
+			}
+			// A relative value is relative to the working directory,
+			// as the shell that set it has it, not to the spec.
+			if abs, err := filepath.Abs(val); err == nil {
+				val = abs
 			}
 			p = strings.ReplaceAll(p, v, val)
 		}
@@ -297,7 +306,7 @@ func searchDataDirs(p, v, dir string) (string, error) {
 
 // scanFile streams a points file; with h it also hashes every byte of
 // the file.
-func scanFile(path string, f PointsFormat, h hash.Hash, fn func(lat, lon float64, w int) error) (PointStats, error) {
+func scanFile(path string, f PointsFormat, h hash.Hash, fn func(lat, lon, w float64) error) (PointStats, error) {
 	fh, err := os.Open(path)
 	if err != nil {
 		return PointStats{}, fmt.Errorf("%s: %w", path, unwrapPathError(err))
@@ -330,6 +339,67 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// extent is the bounding box of the points added to it.
+type extent struct {
+	box   Box
+	empty bool
+}
+
+func newExtent() extent { return extent{empty: true} }
+
+func (e *extent) add(lat, lon float64) {
+	if e.empty {
+		e.box, e.empty = Box{lat, lat, lon, lon}, false
+		return
+	}
+	e.box = Box{min(e.box.LatMin, lat), max(e.box.LatMax, lat), min(e.box.LonMin, lon), max(e.box.LonMax, lon)}
+}
+
+// overlaps reports whether boxes a and b share a point.
+func overlaps(a, b Box) bool {
+	return a.LatMin <= b.LatMax && b.LatMin <= a.LatMax && a.LonMin <= b.LonMax && b.LonMin <= a.LonMax
+}
+
+// swapped is b with latitude and longitude exchanged.
+func swapped(b Box) Box { return Box{b.LonMin, b.LonMax, b.LatMin, b.LatMax} }
+
+// readWords says what a scan read: rows, and the weight when it is not
+// the number of rows.
+func readWords(st PointStats, weighted bool) string {
+	s := fmt.Sprintf("%d rows read", st.Rows)
+	if st.Malformed > 0 {
+		s += fmt.Sprintf(" (%d malformed lines skipped)", st.Malformed)
+	}
+	if weighted {
+		s += ", weight " + FormatWeight(st.Weight)
+	}
+	return s
+}
+
+// FormatWeight writes a weight: whole numbers as integers, others with
+// up to 6 significant digits.
+func FormatWeight(w float64) string {
+	if w == math.Trunc(w) && math.Abs(w) < 1e15 {
+		return strconv.FormatFloat(w, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(w, 'g', 6, 64)
+}
+
+// emptyRegionError says that no weight of a points file lies in the
+// region, what was read, where the points are, and whether the region
+// and the points would meet with latitude and longitude swapped.
+func emptyRegionError(path string, region Box, st PointStats, weighted bool, ext extent) error {
+	msg := fmt.Sprintf("%s: no check-in inside the region %v: %s, none inside it", path, region, readWords(st, weighted))
+	if ext.empty {
+		return fmt.Errorf("%s (every weight is 0)", msg)
+	}
+	msg += fmt.Sprintf("; the points span %v", ext.box)
+	if overlaps(swapped(region), ext.box) {
+		msg += "; with latitude and longitude swapped they would meet: check that bbox is [lat_min, lat_max, lon_min, lon_max] and that lat_column and lon_column are not exchanged"
+	}
+	return errors.New(msg)
+}
+
 // loadPoints grids a points file: a first pass finds the region when the
 // declaration gives no bbox, the second counts the check-ins per cell.
 func (c *Catalog) loadPoints(name string, d *Decl) (*Dataset, string, error) {
@@ -345,20 +415,20 @@ func (c *Catalog) loadPoints(name string, d *Decl) (*Dataset, string, error) {
 	if d.BBox != nil {
 		region = d.box()
 	} else {
-		ext := Box{LatMin: 90, LatMax: -90, LonMin: 180, LonMax: -180}
-		st, err := scanFile(path, pf, h, func(lat, lon float64, w int) error {
+		ext := newExtent()
+		st, err := scanFile(path, pf, h, func(lat, lon, w float64) error {
 			if w > 0 {
-				ext = Box{min(ext.LatMin, lat), max(ext.LatMax, lat), min(ext.LonMin, lon), max(ext.LonMax, lon)}
+				ext.add(lat, lon)
 			}
 			return nil
 		})
 		if err != nil {
 			return nil, "", err
 		}
-		if ext.LatMin > ext.LatMax {
-			return nil, "", fmt.Errorf("%s: no check-ins (%d rows read)", path, st.Rows)
+		if ext.empty {
+			return nil, "", fmt.Errorf("%s: no check-ins: %s", path, readWords(st, pf.HasWeight))
 		}
-		region, pass2 = ext, nil
+		region, pass2 = ext.box, nil
 	}
 	cell := d.cellSpec()
 	frame, err := NewFrame(region, cell)
@@ -369,39 +439,106 @@ func (c *Catalog) loadPoints(name string, d *Decl) (*Dataset, string, error) {
 	if err := g.Validate(); err != nil {
 		return nil, "", fmt.Errorf("region %v in cells of %s: %w; give larger cells or a smaller bbox", region, cell, err)
 	}
-	counts := make([]int, g.Len())
-	kept, dropped := 0, 0
-	st, err := scanFile(path, pf, pass2, func(lat, lon float64, w int) error {
+	weights := make([]float64, g.Len())
+	var kept, dropped float64
+	rowsKept := 0
+	ext := newExtent()
+	st, err := scanFile(path, pf, pass2, func(lat, lon, w float64) error {
+		if w > 0 {
+			ext.add(lat, lon)
+		}
 		r, col, ok := frame.Locate(lat, lon)
 		if !ok {
 			dropped += w
 			return nil
 		}
-		counts[r*g.Cols+col] += w
+		weights[r*g.Cols+col] += w
 		kept += w
+		rowsKept++
 		return nil
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	if kept == 0 {
-		return nil, "", fmt.Errorf("%s: no check-in inside the region %v (%d read, %d outside)", path, region, st.Checkins, dropped)
+		return nil, "", emptyRegionError(path, region, st, pf.HasWeight, ext)
+	}
+	read := ReadStats{Rows: st.Rows, Malformed: st.Malformed, RowsKept: rowsKept, Weight: st.Weight, WeightKept: kept,
+		WeightDropped: dropped, Weighted: pf.HasWeight, Fractional: st.Fractional}
+	counts, n, err := countsOf(weights, kept, d.Checkins, &read)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", path, err)
 	}
 	hm, wm := frame.CellSize()
 	if cell.M != 0 {
 		hm, wm = cell.M, cell.M // exact, not from the rounded edges
 	}
-	format := "csv"
-	if pf.SNAP {
-		format = "snap"
-	}
 	ds := &Dataset{
-		Name: name, Grid: g, Counts: counts, N: kept,
-		Source: fmt.Sprintf("%s (%s), %v, cells of %s", d.Points, format, region, cell),
-		CellM:  CellM(hm, wm), CellHeightM: hm, CellWidthM: wm, Frame: frame,
-		Read: ReadStats{Rows: st.Rows, Malformed: st.Malformed, Checkins: st.Checkins, Kept: kept, Dropped: dropped},
+		Name: name, Grid: g, Counts: counts, N: n,
+		Source: fmt.Sprintf("%s (%s), %v, cells of %s", d.Points, st.Dialect(pf.Decimal), region, cell),
+		CellM:  CellM(hm, wm), CellHeightM: hm, CellWidthM: wm, Frame: frame, Read: read,
 	}
 	return ds, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// countsOf turns the per-cell weights (total kept) into whole check-in
+// counts. Whole weights are their own counts unless a number of
+// check-ins is declared; otherwise the weights are apportioned to N
+// check-ins (declared, or the total rounded) by largest remainders, ties
+// to the lower cell index, and read records the rounding.
+func countsOf(weights []float64, kept float64, declared *int, read *ReadStats) ([]int, int, error) {
+	read.Checkins = int(math.Round(read.Weight))
+	read.Dropped = int(math.Round(read.WeightDropped))
+	if declared == nil && !read.Fractional {
+		counts := make([]int, len(weights))
+		for i, w := range weights {
+			counts[i] = int(w)
+		}
+		read.Kept = int(kept)
+		return counts, int(kept), nil
+	}
+	n := int(math.Round(kept))
+	if declared != nil {
+		n = *declared
+	}
+	if n < 1 {
+		return nil, 0, fmt.Errorf("the kept weight %s rounds to 0 check-ins: give checkins = N, the number of check-ins the weights stand for", FormatWeight(kept))
+	}
+	counts := apportion(weights, kept, n)
+	tv := 0.0
+	for i, w := range weights {
+		tv += math.Abs(w/kept - float64(counts[i])/float64(n))
+	}
+	read.Kept, read.Apportioned, read.Rounding = n, true, tv/2
+	return counts, n, nil
+}
+
+// apportion divides n among the cells in proportion to their weights
+// (total sum > 0) by the largest-remainder method: each cell gets the
+// integer part of its quota n w/sum, and the check-ins left go one each
+// to the largest remainders, ties to the lower index.
+func apportion(weights []float64, sum float64, n int) []int {
+	counts := make([]int, len(weights))
+	rem := make([]float64, len(weights))
+	left := n
+	for i, w := range weights {
+		q := w / sum * float64(n)
+		f := math.Floor(q)
+		counts[i], rem[i] = int(f), q-f
+		left -= int(f)
+	}
+	order := make([]int, len(weights))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return rem[order[a]] > rem[order[b]] })
+	for k := 0; left > 0 && k < len(order); k++ {
+		if weights[order[k]] > 0 {
+			counts[order[k]]++
+			left--
+		}
+	}
+	return counts
 }
 
 // loadCounts reads a counts file: the header "row,col,count", then one

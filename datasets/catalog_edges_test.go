@@ -130,8 +130,8 @@ func TestCatalogWidestCells(t *testing.T) {
 func TestScanPointsTotalLimit(t *testing.T) {
 	f := datasets.PointsFormat{Lat: datasets.ColumnAt(0), Lon: datasets.ColumnAt(1), Weight: datasets.ColumnAt(2), HasWeight: true}
 	full := strings.Repeat("1,2,1099511627776\n", 8192)
-	if _, st, err := scan(t, full, f); err != nil || st.Checkins != 1<<53 {
-		t.Errorf("2^53 check-ins: %d, %v", st.Checkins, err)
+	if _, st, err := scan(t, full, f); err != nil || st.Weight != 1<<53 {
+		t.Errorf("2^53 check-ins: %v, %v", st.Weight, err)
 	}
 	if _, _, err := scan(t, full+"1,2,1\n", f); err == nil || err.Error() != "in.csv:8193: more than 9007199254740992 check-ins in all" {
 		t.Errorf("2^53 + 1 check-ins: error %v", err)

@@ -46,8 +46,8 @@ func colAt(i int) *datasets.ColumnDecl { return &datasets.ColumnDecl{Column: dat
 func scan(t *testing.T, text string, f datasets.PointsFormat) ([][3]float64, datasets.PointStats, error) {
 	t.Helper()
 	var got [][3]float64
-	st, err := datasets.ScanPoints(strings.NewReader(text), "in.csv", f, func(lat, lon float64, w int) error {
-		got = append(got, [3]float64{lat, lon, float64(w)})
+	st, err := datasets.ScanPoints(strings.NewReader(text), "in.csv", f, func(lat, lon, w float64) error {
+		got = append(got, [3]float64{lat, lon, w})
 		return nil
 	})
 	return got, st, err
@@ -62,26 +62,36 @@ func TestScanPointsCSV(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][3]float64{{48.85, 2.35, 3}, {10, -0.5, 0}}
-	if fmt.Sprint(got) != fmt.Sprint(want) || st.Rows != 2 || st.Checkins != 3 || st.Lines != 4 {
+	if fmt.Sprint(got) != fmt.Sprint(want) || st.Rows != 2 || st.Weight != 3 || st.Lines != 4 {
 		t.Errorf("got %v (%+v), want %v, 2 rows, 3 check-ins, 4 lines", got, st, want)
 	}
 	// Without a header, columns by number; every row is one check-in.
 	got, st, err = scan(t, "a,1.5,2.5\nb,-1,3\n", datasets.PointsFormat{Lat: datasets.ColumnAt(2), Lon: datasets.ColumnAt(1)})
-	if err != nil || fmt.Sprint(got) != fmt.Sprint([][3]float64{{2.5, 1.5, 1}, {3, -1, 1}}) || st.Checkins != 2 {
+	if err != nil || fmt.Sprint(got) != fmt.Sprint([][3]float64{{2.5, 1.5, 1}, {3, -1, 1}}) || st.Weight != 2 {
 		t.Errorf("numbered columns: %v, %+v, %v", got, st, err)
 	}
 	for _, c := range []struct{ text, want string }{
 		{"lat,lon,n\n", ""}, // a header alone: no points, no error
 		{"", "empty: no header line"},
 		{"latitude,lon,n\n1,2,3\n", `in.csv:1: no column "lat" (lat_column) in the header; its columns are "latitude", "lon", "n"`},
+		{"LAT,lon,Lat,n\n1,2,3,4\n", `in.csv:1: no column "lat" (lat_column) in the header, and "LAT" and "Lat" match it but for case; its columns are "LAT", "lon", "Lat", "n"`},
+		{"1.5,2.5,3\n", `in.csv:1: no column "lat" (lat_column) in the header; its columns are "1.5", "2.5", "3" (the first line looks like data: set header = false`},
 		{"lat,lon,n\n1,2\n", "in.csv:2: 2 fields, want at least 3"},
 		{"lat,lon,n\nx,2,1\n", `in.csv:2: latitude "x" is not a number`},
 		{"lat,lon,n\n91,2,1\n", "in.csv:2: latitude 91 outside [-90, 90]"},
 		{"lat,lon,n\n1,-180.5,1\n", "in.csv:2: longitude -180.5 outside [-180, 180]"},
 		{"lat,lon,n\n1,2,-1\n", `in.csv:2: weight "-1" is negative`},
-		{"lat,lon,n\n1,2,1.5\n", `in.csv:2: weight "1.5" is not an integer`},
-		{"lat,lon,n\n1,2,many\n", `in.csv:2: weight "many" is not a non-negative integer`},
-		{"lat,lon,n\n1,2,1e20\n", `weight "1e20" is not an integer`},
+		{"lat,lon,n\n1,2,many\n", `in.csv:2: weight "many" is not a number: want a number of check-ins >= 0`},
+		{"lat,lon,n\n1,2,1e20\n", `weight 1e20 is larger than`},
+		{"lat,lon,n\n1,\"2\" ,1\n", "in.csv:2: an unclosed or stray double quote in a quoted field"},
+		{"lat,lon,n\n1,2\"x,1\n", "in.csv:2: a double quote inside an unquoted field"},
+		{"lat,lon,n\n1,\"2,1\n3,4,5\n", "in.csv:2: an unclosed or stray double quote"},
+		// Records are bounded (64 KiB), a quote never closed included.
+		{"lat,lon,n\n\n1,2,\"" + strings.Repeat("x\n", 40000), "in.csv:3: a record longer than 65536 bytes (a double quote never closed?)"},
+		{"lat,lon,n\n1,2," + strings.Repeat("9", 70000) + "\n", "in.csv:2: a record longer than 65536 bytes"},
+		{"lat,lon,n\n" + strings.Repeat("\n", 70000) + "1,2,3\n", ""},
+		{"lat,lon,n\n48,85,2,35,1\n", ""}, // five fields: lat 48, lon 85, weight 2
+		{"lat,lon,n\n\"48,85\",2,1\n", `in.csv:2: latitude "48,85" is not a number (a decimal comma? set decimal = ",")`},
 		{"lat,lon,n\n1,2,99999999999999\n", "is larger than"},
 	} {
 		_, _, err := scan(t, c.text, datasets.PointsFormat{Header: true, Lat: datasets.ColumnNamed("lat"), Lon: datasets.ColumnNamed("lon"),
@@ -103,7 +113,7 @@ func TestScanPointsSNAP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got[1] != [3]float64{48.85, 2.35, 1} || st.Malformed != 1 || st.Checkins != 2 || st.Lines != 3 {
+	if len(got) != 2 || got[1] != [3]float64{48.85, 2.35, 1} || st.Malformed != 1 || st.Weight != 2 || st.Lines != 3 || !st.SNAP {
 		t.Errorf("snap: %v, %+v", got, st)
 	}
 }
@@ -230,6 +240,22 @@ func TestFingerprint(t *testing.T) {
 	}
 	if datasets.Presets().Fingerprint() != "" {
 		t.Error("the presets alone have a fingerprint")
+	}
+	// Every key of the CSV dialect and the check-ins counts.
+	write(t, dir, "w.csv", "lat;lon;w\n1;2;3\n1,001;2,001;1,5\n")
+	base := &datasets.Decl{Points: "w.csv", WeightColumn: col("w"), Decimal: ",", CellM: f64(100)}
+	seen := map[string]string{fp(base): "base"}
+	n := 7
+	for name, d := range map[string]*datasets.Decl{
+		"delimiter": {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Delimiter: ";", CellM: f64(100)},
+		"checkins":  {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Checkins: &n, CellM: f64(100)},
+		"format":    {Points: "w.csv", WeightColumn: col("w"), Decimal: ",", Format: "csv", CellM: f64(100)},
+	} {
+		f := fp(d)
+		if other, dup := seen[f]; dup {
+			t.Errorf("%s has the fingerprint of %s", name, other)
+		}
+		seen[f] = name
 	}
 }
 
@@ -360,5 +386,205 @@ func TestCatalogRefusals(t *testing.T) {
 	_, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": with(func(d *datasets.Decl) { d.Points = "bad.csv" })})
 	if !errors.As(err, &le) || le.Line != 3 {
 		t.Errorf("bad data: %v, want a LineError at line 3", err)
+	}
+}
+
+// dialectPoints are five check-ins over lat [52, 53], lon [13, 15] in
+// cells of 0.5 x 1 degree (2 x 2 cells, row 0 north, column 0 east), as
+// [lat, lon, weight]; the last lies outside the region.
+var dialectPoints = [][3]float64{{52.9, 14.5, 2}, {52.2, 13.1, 1}, {52.6, 13.9, 3}, {52.75, 14.25, 4}, {10, 10, 5}}
+
+// dialectCounts are their counts: (0, 0) north-east holds the first and
+// fourth (6), (0, 1) the third (3), (1, 1) the second (1).
+const dialectCounts = "[6 3 0 1]"
+
+// gridOf grids file (named name in dir) declared by d's keys with the
+// region and cells of dialectPoints.
+func gridOf(t *testing.T, dir string, d *datasets.Decl) (*datasets.Dataset, error) {
+	t.Helper()
+	d.BBox, d.CellDeg = []float64{52, 53, 13, 15}, []float64{0.5, 1}
+	c, err := datasets.NewCatalog(dir, map[string]*datasets.Decl{"x": d})
+	if err != nil {
+		return nil, err
+	}
+	return c.Load("x", datasets.HeaderQuirk)
+}
+
+// TestCatalogCSVDialects: the CSV files people have grid like a plain
+// comma-separated file of the same points: quoted fields holding commas
+// (RFC 4180: "Bad Wilsnack, Bhf"), quotes and line breaks; semicolon,
+// tab and '|' separators, detected from the header (the semicolon even
+// where the header has a comma); column names that differ in case; a CSV
+// file whose name ends in .txt.
+func TestCatalogCSVDialects(t *testing.T) {
+	dir := t.TempDir()
+	row := func(sep string, p [3]float64, name string) string {
+		return fmt.Sprintf("%s%s%v%s%v%s%v\n", name, sep, p[0], sep, p[1], sep, p[2])
+	}
+	files := map[string]string{}
+	var plain, semi, tab, bar, quoted, upper strings.Builder
+	plain.WriteString("name,lat,lon,w\n")
+	semi.WriteString("name;lat;lon;w;note, free text\n") // a comma in a name, outside quotes
+	tab.WriteString("name\tlat\tlon\tw\n")
+	bar.WriteString("name|lat|lon|w\n")
+	quoted.WriteString("\"stop, name\",\"lat\",\"lon\",w\r\n")
+	upper.WriteString("Name,Lat,LON,W\n")
+	for i, p := range dialectPoints {
+		plain.WriteString(row(",", p, fmt.Sprint("s", i)))
+		semi.WriteString(strings.TrimSuffix(row(";", p, fmt.Sprintf("Stop, %d", i)), "\n") + ";a, b\n")
+		tab.WriteString(row("\t", p, fmt.Sprintf("Stop; %d", i)))
+		bar.WriteString(row("|", p, fmt.Sprintf("Stop %d", i)))
+		quoted.WriteString(row(",", p, fmt.Sprintf("\"Bad Wilsnack, Bhf %d\r\nsays \"\"hi\"\"\"", i)))
+		upper.WriteString(row(",", p, fmt.Sprint("s", i)))
+	}
+	files["plain.csv"], files["semi.csv"], files["tab.tsv"], files["bar.csv"] = plain.String(), semi.String(), tab.String(), bar.String()
+	files["quoted.csv"], files["upper.csv"], files["stops.txt"], files["stops.txt.gz"] = quoted.String(), upper.String(), plain.String(), gz(t, semi.String())
+	for name, text := range files {
+		write(t, dir, name, text)
+		ds, err := gridOf(t, dir, &datasets.Decl{Points: name, WeightColumn: col("w")})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if fmt.Sprint(ds.Counts) != dialectCounts || ds.N != 10 || ds.Read.Rows != 5 || ds.Read.Dropped != 5 {
+			t.Errorf("%s: counts %v (N %d), read %+v; want %s, N 10, 5 rows, 5 dropped", name, ds.Counts, ds.N, ds.Read, dialectCounts)
+		}
+	}
+}
+
+// TestCatalogDecimalComma: `decimal = ","` reads "52,9" as 52.9, with the
+// delimiter detected (never the comma then) or given; without it the
+// error says what to set.
+func TestCatalogDecimalComma(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("lat;lon;w\n")
+	for _, p := range dialectPoints {
+		fmt.Fprintf(&b, "%s;%s;%s\n", comma(p[0]), comma(p[1]), comma(p[2]))
+	}
+	write(t, dir, "eu.csv", b.String())
+	for _, delim := range []string{"", ";"} {
+		ds, err := gridOf(t, dir, &datasets.Decl{Points: "eu.csv", WeightColumn: col("w"), Decimal: ",", Delimiter: delim})
+		if err != nil || fmt.Sprint(ds.Counts) != dialectCounts {
+			t.Errorf("delimiter %q: %v, %v; want %s", delim, ds, err, dialectCounts)
+		}
+	}
+	_, err := gridOf(t, dir, &datasets.Decl{Points: "eu.csv", WeightColumn: col("w")})
+	if err == nil || !strings.Contains(err.Error(), `eu.csv:2: latitude "52,9" is not a number (a decimal comma? set decimal = ",")`) {
+		t.Errorf("decimal commas read with points: %v", err)
+	}
+}
+
+// comma writes v with a decimal comma.
+func comma(v float64) string { return strings.Replace(fmt.Sprint(v), ".", ",", 1) }
+
+// TestCatalogFormatDetected: without format, a SNAP file is read as SNAP
+// and a CSV file as CSV whatever their names; a file that is neither is
+// refused, naming both formats; format = "csv" reads a .txt file as CSV.
+func TestCatalogFormatDetected(t *testing.T) {
+	dir := t.TempDir()
+	var snap, csvText strings.Builder
+	csvText.WriteString("lat,lon\n")
+	for i, p := range dialectPoints {
+		for range int(p[2]) {
+			fmt.Fprintf(&snap, "%d\t2010-10-19T23:55:27Z\t%v\t%v\t%d\n", i, p[0], p[1], 100+i)
+			fmt.Fprintf(&csvText, "%v,%v\n", p[0], p[1])
+		}
+	}
+	write(t, dir, "snap.csv", snap.String())
+	write(t, dir, "checkins.txt", csvText.String())
+	write(t, dir, "table.json", `{"lat": [52.9], "lon": [14.5]}`+"\n")
+	write(t, dir, "one.txt", "52.9\n52.2\n")
+	for _, d := range []*datasets.Decl{{Points: "snap.csv"}, {Points: "checkins.txt"}, {Points: "checkins.txt", Format: "csv"}} {
+		ds, err := gridOf(t, dir, d)
+		if err != nil || fmt.Sprint(ds.Counts) != dialectCounts {
+			t.Errorf("%s (format %q): %v, %v; want %s", d.Points, d.Format, ds, err, dialectCounts)
+		}
+	}
+	for _, name := range []string{"table.json", "one.txt"} {
+		_, err := gridOf(t, dir, &datasets.Decl{Points: name})
+		if err == nil || !strings.Contains(err.Error(), name+": neither CSV") || !strings.Contains(err.Error(), "nor SNAP") {
+			t.Errorf("%s: %v, want neither CSV nor SNAP", name, err)
+		}
+	}
+}
+
+// TestCatalogFractionalWeights: fractional weights (populations,
+// densities) are apportioned to whole check-ins by largest remainders:
+// to their rounded total, or to checkins = N; the rounding is recorded.
+func TestCatalogFractionalWeights(t *testing.T) {
+	dir := t.TempDir()
+	// Cells (0, 0), (0, 1), (1, 1) hold 0.5, 1.25 and 2.25 (total 4).
+	write(t, dir, "w.csv", "lat,lon,w\n52.9,14.5,0.5\n52.6,13.9,1.25\n52.2,13.1,2\n52.2,13.2,0.25\n")
+	n := func(v int) *int { return &v }
+	for _, tc := range []struct {
+		checkins *int
+		counts   string
+		n        int
+		tv       float64
+	}{
+		// quotas 0.5, 1.25, 2.25: floors 0, 1, 2, the last one to 0.5.
+		{nil, "[1 1 0 2]", 4, 0.5 * (0.125 + 0.0625 + 0.0625)},
+		// quotas 12.5, 31.25, 56.25: floors 12, 31, 56, the last to 12.5.
+		{n(100), "[13 31 0 56]", 100, 0.5 * (0.005 + 0.0025 + 0.0025)},
+	} {
+		ds, err := gridOf(t, dir, &datasets.Decl{Points: "w.csv", WeightColumn: col("w"), Checkins: tc.checkins})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := ds.Read
+		if fmt.Sprint(ds.Counts) != tc.counts || ds.N != tc.n || !r.Apportioned || !r.Fractional || math.Abs(r.Rounding-tc.tv) > 1e-12 ||
+			r.Weight != 4 || r.WeightKept != 4 || r.Rows != 4 || r.Kept != tc.n {
+			t.Errorf("checkins %v: counts %v N %d, read %+v; want %s, N %d, rounding %v", tc.checkins, ds.Counts, ds.N, r, tc.counts, tc.n, tc.tv)
+		}
+	}
+	// Whole weights are their own counts, unless checkins rescales them.
+	write(t, dir, "whole.csv", "lat,lon,w\n52.9,14.5,3\n52.2,13.1,1\n")
+	ds, err := gridOf(t, dir, &datasets.Decl{Points: "whole.csv", WeightColumn: col("w")})
+	if err != nil || fmt.Sprint(ds.Counts) != "[3 0 0 1]" || ds.Read.Apportioned || ds.Read.Rounding != 0 {
+		t.Errorf("whole weights: %v, %v", ds, err)
+	}
+	ds, err = gridOf(t, dir, &datasets.Decl{Points: "whole.csv", WeightColumn: col("w"), Checkins: n(8)})
+	if err != nil || fmt.Sprint(ds.Counts) != "[6 0 0 2]" || !ds.Read.Apportioned || ds.Read.Rounding != 0 {
+		t.Errorf("whole weights scaled to 8: %v, %v", ds, err)
+	}
+	// Densities that total less than half a check-in need checkins.
+	write(t, dir, "dens.csv", "lat,lon,w\n52.9,14.5,0.001\n52.2,13.1,0.002\n")
+	if _, err := gridOf(t, dir, &datasets.Decl{Points: "dens.csv", WeightColumn: col("w")}); err == nil || !strings.Contains(err.Error(), "rounds to 0 check-ins: give checkins = N") {
+		t.Errorf("tiny densities: %v", err)
+	}
+}
+
+// TestCatalogEmptyRegion: when no point lies in the region, the error
+// counts the rows and the weight read, gives the points' own extent, and
+// says when the region and the points meet with latitude and longitude
+// swapped.
+func TestCatalogEmptyRegion(t *testing.T) {
+	dir := t.TempDir()
+	write(t, dir, "p.csv", "lat,lon,w\n14.5,52.9,2\n13.1,52.2,0.5\n")
+	_, err := gridOf(t, dir, &datasets.Decl{Points: "p.csv", WeightColumn: col("w")})
+	for _, want := range []string{"no check-in inside the region lat [52, 53], lon [13, 15]", "2 rows read, weight 2.5",
+		"the points span lat [13.1, 14.5], lon [52.2, 52.9]", "with latitude and longitude swapped they would meet"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("error %v lacks %q", err, want)
+		}
+	}
+	write(t, dir, "far.csv", "lat,lon\n-33.9,151.2\n")
+	_, err = gridOf(t, dir, &datasets.Decl{Points: "far.csv"})
+	if err == nil || !strings.Contains(err.Error(), "1 rows read, none inside it; the points span lat [-33.9, -33.9], lon [151.2, 151.2]") || strings.Contains(err.Error(), "swapped") {
+		t.Errorf("far points: %v", err)
+	}
+}
+
+// TestExpandPathRelativeEnv: a relative $PRIVIC_DATA is relative to the
+// working directory, as in the shell that set it, not to the spec.
+func TestExpandPathRelativeEnv(t *testing.T) {
+	work := t.TempDir()
+	write(t, work, "p.csv", "1,2\n1.001,2.001\n")
+	t.Chdir(work)
+	t.Setenv("PRIVIC_DATA", ".")
+	specs := filepath.Join(t.TempDir(), "specs")
+	if _, err := datasets.NewCatalog(specs, map[string]*datasets.Decl{"x": pointsDecl("$PRIVIC_DATA/p.csv", 100)}); err != nil {
+		t.Error(err)
 	}
 }

@@ -54,9 +54,23 @@ func (d *Dataset) Occupancy() (occupied, densest int) {
 type ReadStats struct {
 	Rows      int // data rows (lines of a points or counts file) read
 	Malformed int // SNAP lines skipped as malformed
-	Checkins  int // check-ins read (the sum of the rows' weights)
+	Checkins  int // check-ins read (the sum of the rows' weights, rounded when fractional)
 	Kept      int // check-ins counted in a cell (N)
-	Dropped   int // check-ins outside the region or every cell
+	Dropped   int // check-ins outside the region or every cell (rounded when fractional)
+
+	// Points files only: the rows inside the region, and the weights
+	// read, kept and dropped (a row without a weight column weighs 1).
+	// Weighted says the file has a weight column, Fractional that some
+	// weight is not a whole number.
+	RowsKept                          int
+	Weight, WeightKept, WeightDropped float64
+	Weighted, Fractional              bool
+	// Apportioned says that the counts are the kept weight apportioned
+	// to N whole check-ins (fractional weights, or a declared number of
+	// check-ins), and Rounding is the total variation distance between
+	// the weights' shares of the cells and the counts' (0 when exact).
+	Apportioned bool
+	Rounding    float64
 }
 
 // Place returns the place called name.

@@ -3,9 +3,10 @@ package datasets
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
-	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -22,16 +23,26 @@ type Decl struct {
 	Title string `toml:"title,omitempty" json:"title,omitempty"`
 
 	// Points is a file of check-in points, read as Format ("csv" or
-	// "snap"; default "csv" for a name ending in .csv or .csv.gz, else
-	// "snap"). A CSV file has a header naming the columns unless Header is
-	// false; the columns are LatColumn and LonColumn (default "lat" and
-	// "lon", or 0 and 1 without a header) and an optional WeightColumn.
+	// "snap"; by default "csv" when any key of CSV files below is given,
+	// else told from the file's first line, PointsFormat.Detect). A CSV
+	// file has a header naming the columns unless Header is false; the
+	// columns are LatColumn and LonColumn (default "lat" and "lon", or 0
+	// and 1 without a header) and an optional WeightColumn; its fields
+	// are separated by Delimiter ("," ";" "\t" "|"; default: detected
+	// from the first line) and its numbers use Decimal ("." or ",").
 	Points       string      `toml:"points,omitempty" json:"points,omitempty"`
 	Format       string      `toml:"format,omitempty" json:"format,omitempty"`
 	Header       *bool       `toml:"header,omitempty" json:"header,omitempty"`
 	LatColumn    *ColumnDecl `toml:"lat_column,omitempty" json:"lat_column,omitempty"`
 	LonColumn    *ColumnDecl `toml:"lon_column,omitempty" json:"lon_column,omitempty"`
 	WeightColumn *ColumnDecl `toml:"weight_column,omitempty" json:"weight_column,omitempty"`
+	Delimiter    string      `toml:"delimiter,omitempty" json:"delimiter,omitempty"`
+	Decimal      string      `toml:"decimal,omitempty" json:"decimal,omitempty"`
+	// Checkins, when given, is the number N of whole check-ins the kept
+	// weight is apportioned to (largest remainders). Without it, whole
+	// weights are the counts themselves and fractional weights are
+	// apportioned to their total rounded to the nearest integer.
+	Checkins *int `toml:"checkins,omitempty" json:"checkins,omitempty"`
 
 	// Counts is a file of per-cell counts ("row,col,count" with that
 	// header) on a grid of Grid = [rows, cols] cells.
@@ -52,7 +63,30 @@ type Decl struct {
 	CellDeg []float64 `toml:"cell_deg,omitempty" json:"cell_deg,omitempty"`
 
 	// Places are named locations: {lat = .., lon = ..} or [row, col].
-	Places map[string]PlaceDecl `toml:"places,omitempty" json:"places,omitempty"`
+	Places Places `toml:"places,omitempty" json:"places,omitempty"`
+}
+
+// Places are the named places of a declaration: a table of NAME = {lat
+// = .., lon = ..} or [row, col].
+type Places map[string]PlaceDecl
+
+// UnmarshalTOML takes a table of places and refuses any other value
+// (the TOML decoder alone would drop it without a word).
+func (ps *Places) UnmarshalTOML(v any) error {
+	tab, ok := v.(map[string]any)
+	if !ok {
+		return fmt.Errorf("got %s: want a table of NAME = {lat = .., lon = ..} or [row, col]", tomlval.Kind(v))
+	}
+	out := make(Places, len(tab))
+	for _, name := range slices.Sorted(maps.Keys(tab)) {
+		var p PlaceDecl
+		if err := p.UnmarshalTOML(tab[name]); err != nil {
+			return tomlval.SubKey(name, err)
+		}
+		out[name] = p
+	}
+	*ps = out
+	return nil
 }
 
 // SyntheticDecl is the synthetic = {...} table of a declaration: the
@@ -250,6 +284,9 @@ func (d *Decl) checkApplies(key string) error {
 	}{
 		{"format", d.Format != "", src == "points"},
 		{"header", d.Header != nil, src == "points"},
+		{"delimiter", d.Delimiter != "", src == "points"},
+		{"decimal", d.Decimal != "", src == "points"},
+		{"checkins", d.Checkins != nil, src == "points"},
 		{"lat_column", d.LatColumn != nil, src == "points"},
 		{"lon_column", d.LonColumn != nil, src == "points"},
 		{"weight_column", d.WeightColumn != nil, src == "points"},
@@ -269,16 +306,23 @@ func (d *Decl) validatePoints(key string) error {
 	if err != nil {
 		return fmt.Errorf("%s.format: %w", key, err)
 	}
+	if d.Checkins != nil && (*d.Checkins < 1 || *d.Checkins > maxCheckins) {
+		return fmt.Errorf("%s.checkins = %d: want a whole number of check-ins in [1, 2^53]", key, *d.Checkins)
+	}
 	if format == "snap" {
-		for _, k := range []struct {
-			name string
-			set  bool
-		}{{"header", d.Header != nil}, {"lat_column", d.LatColumn != nil}, {"lon_column", d.LonColumn != nil}, {"weight_column", d.WeightColumn != nil}} {
-			if k.set {
-				return fmt.Errorf("%s.%s: applies to csv points only; the snap format's columns are fixed (user, time, latitude, longitude, location id)", key, k.name)
-			}
+		if k := d.csvKey(); k != "" {
+			return fmt.Errorf("%s.%s: applies to csv points only; the snap format's columns are fixed (user, time, latitude, longitude, location id)", key, k)
 		}
 	} else {
+		if d.Delimiter != "" && (len(d.Delimiter) != 1 || !strings.Contains(Delimiters, d.Delimiter)) {
+			return fmt.Errorf("%s.delimiter = %q: allowed values are \",\", \";\", \"\\t\" (tab), \"|\"", key, d.Delimiter)
+		}
+		if d.Decimal != "" && d.Decimal != "." && d.Decimal != "," {
+			return fmt.Errorf("%s.decimal = %q: allowed values are \".\", \",\"", key, d.Decimal)
+		}
+		if d.Decimal == "," && d.Delimiter == "," {
+			return fmt.Errorf("%s: decimal = \",\" needs another delimiter than the comma (\";\", \"\\t\" or \"|\")", key)
+		}
 		header := d.Header == nil || *d.Header
 		for _, c := range []struct {
 			name string
@@ -302,6 +346,9 @@ func (d *Decl) validatePoints(key string) error {
 			return fmt.Errorf("%s.bbox: %d values, want [lat_min, lat_max, lon_min, lon_max]", key, len(d.BBox))
 		}
 		if err := d.box().Validate(); err != nil {
+			if swapped(d.box()).Validate() == nil {
+				return fmt.Errorf("%s.bbox: %w (the order is [lat_min, lat_max, lon_min, lon_max]: are latitude and longitude swapped?)", key, err)
+			}
 			return fmt.Errorf("%s.bbox: %w", key, err)
 		}
 	}
@@ -318,27 +365,49 @@ func (d *Decl) validatePoints(key string) error {
 	return nil
 }
 
-// format is the points file's format, given or from its name.
+// csvKey is the first key of CSV files the declaration gives ("" for
+// none).
+func (d *Decl) csvKey() string {
+	for _, k := range []struct {
+		name string
+		set  bool
+	}{{"header", d.Header != nil}, {"lat_column", d.LatColumn != nil}, {"lon_column", d.LonColumn != nil},
+		{"weight_column", d.WeightColumn != nil}, {"delimiter", d.Delimiter != ""}, {"decimal", d.Decimal != ""}} {
+		if k.set {
+			return k.name
+		}
+	}
+	return ""
+}
+
+// format is the points file's format: given, "csv" when a key of CSV
+// files is given, else "" (told from the content when read).
 func (d *Decl) format() (string, error) {
 	switch d.Format {
 	case "csv", "snap":
 		return d.Format, nil
 	case "":
-		name := strings.ToLower(strings.TrimSuffix(d.Points, ".gz"))
-		if filepath.Ext(name) == ".csv" {
+		if d.csvKey() != "" {
 			return "csv", nil
 		}
-		return "snap", nil
+		return "", nil
 	}
-	return "", fmt.Errorf("%s: allowed values are \"csv\", \"snap\"", strconv.Quote(d.Format))
+	return "", fmt.Errorf("%s: allowed values are \"csv\", \"snap\" (or leave it out to tell them from the file's first line)", strconv.Quote(d.Format))
 }
 
 // pointsFormat is the PointsFormat of a validated points declaration.
 func (d *Decl) pointsFormat() PointsFormat {
-	if f, _ := d.format(); f == "snap" {
+	f, _ := d.format()
+	if f == "snap" {
 		return PointsFormat{SNAP: true}
 	}
-	pf := PointsFormat{Header: d.Header == nil || *d.Header}
+	pf := PointsFormat{Detect: f == "", Header: d.Header == nil || *d.Header}
+	if d.Delimiter != "" {
+		pf.Delimiter = d.Delimiter[0]
+	}
+	if d.Decimal != "" {
+		pf.Decimal = d.Decimal[0]
+	}
 	if pf.Header {
 		pf.Lat, pf.Lon = ColumnNamed("lat"), ColumnNamed("lon")
 	} else {

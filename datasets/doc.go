@@ -19,6 +19,20 @@
 // beside the presets by exact name, with a Fingerprint of the
 // declarations and the SHA-256 of their files for the spec hash.
 //
+// Points files are CSV by RFC 4180's rules (encoding/csv: quoted fields
+// may hold the delimiter, line breaks and doubled quotes), separated by
+// commas, semicolons, tabs or '|' (given, or the first of tab, ';', '|'
+// found in the first line, else ','), with decimal points or commas; or
+// SNAP. Without a format, the first non-blank line decides: a SNAP line
+// makes the file SNAP, a well-formed record of two or more fields CSV,
+// anything else is refused naming both. Named columns match exactly,
+// else case-insensitively when one column alone matches. Weights are
+// numbers >= 0: whole weights are the cells' counts; fractional weights
+// (or a declared number of check-ins N) are apportioned to N whole
+// check-ins by largest remainders, since the kinds obfuscate whole
+// check-ins, and ReadStats records the rounding (the total variation
+// distance between the weights' shares and the counts').
+//
 // Point data are gridded by a Frame laid from the region's north-east
 // corner (NewFrame): row 0 is the northern band and column 0 the eastern
 // band, as in the presets; rows = ceil(height / cell) and cols =

@@ -3,12 +3,15 @@ package datasets_test
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/csv"
 	"errors"
+	"io"
 	"math"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"privic/datasets"
 )
@@ -349,103 +352,237 @@ func FuzzFilterSNAP(f *testing.F) {
 	})
 }
 
-// fzRow is one point of a CSV points file with its weight.
+// fzRow is one point of a points file with its weight.
 type fzRow struct {
-	lat, lon float64
-	w        int
+	lat, lon, w float64
 }
 
-// refUnquote is the documented field rule: spaces trimmed, then one pair
-// of enclosing double quotes, then spaces again.
-func refUnquote(b []byte) []byte {
-	b = bytes.TrimSpace(b)
-	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
-		b = bytes.TrimSpace(b[1 : len(b)-1])
+// fzDialect is how FuzzScanPoints reads its input: the header and weight
+// switches, the delimiter (0: detect), the decimal separator and whether
+// the format (CSV or SNAP) is told from the content.
+type fzDialect struct {
+	header, weight, detect bool
+	delim, decimal         byte
+}
+
+// refNumber is the documented number rule: spaces trimmed; with a
+// decimal comma the field holds no '.' and its one ',' reads as '.';
+// strconv's syntax; out-of-range values are ±Inf or 0.
+func refNumber(s string, decimal byte) (float64, bool) {
+	s = strings.TrimSpace(s)
+	if decimal == ',' {
+		if strings.Contains(s, ".") {
+			return 0, false
+		}
+		s = strings.Replace(s, ",", ".", 1)
 	}
-	return b
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) {
+		return 0, false
+	}
+	return v, true
 }
 
-// refScanPoints parses a CSV points file as experiments/README.md
-// documents it: blank lines skipped; with a header the first non-blank
-// line names the columns (lat, lon and, with weights, w), else they are
-// 0, 1 and 2; every other line needs those fields, coordinates that parse
-// within range and a weight that is an integer in [0, 2^40]. bad is the
-// 1-based number of the first bad line, -1 for a file without its
-// header line, 0 when all is well.
-func refScanPoints(lines [][]byte, header, weight bool) (got []fzRow, bad int) {
+// refDelimiter is the documented detection: the first of tab, ';', '|'
+// and ',' (never the decimal separator) that occurs outside double
+// quotes in the first line, else ','.
+func refDelimiter(first []byte, decimal byte) byte {
+	for _, d := range []byte{'\t', ';', '|', ','} {
+		quoted := false
+		for _, c := range first {
+			if c == '"' {
+				quoted = !quoted
+			} else if c == d && !quoted && d != decimal {
+				return d
+			}
+		}
+	}
+	return ','
+}
+
+// refFind is the documented column rule: the exact name, else the one
+// name equal but for case.
+func refFind(names []string, want string) int {
+	folded := -1
+	for i, n := range names {
+		if n == want {
+			return i
+		}
+		if strings.EqualFold(n, want) {
+			if folded >= 0 {
+				return -1
+			}
+			folded = i
+		}
+	}
+	return folded
+}
+
+// refScanPoints reads a points file as experiments/README.md documents
+// it. Records are cut by encoding/csv (RFC 4180; the reader streams the
+// same package in constant memory, the reference reads the whole input),
+// everything else is modelled here: the BOM, detection of the format and
+// the delimiter from the first non-blank line, blank records, the header
+// (columns lat, lon and, with weights, w; else 0, 1 and 2), coordinates
+// within range, weights that are finite numbers in [0, 2^40], the total
+// at most 2^53. bad is the line of the first bad record, -1 for a file
+// without its header line, -2 for a file that is neither CSV nor SNAP (or
+// empty, when detecting), 0 when all is well; snap says it was read as
+// SNAP (rows then counts the malformed lines skipped).
+func refScanPoints(data []byte, o fzDialect) (got []fzRow, bad int, snap bool, malformed int) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	var first, from []byte
+	rest := data
+	for len(rest) > 0 {
+		line, after, _ := bytes.Cut(rest, []byte("\n"))
+		if line = bytes.TrimSuffix(line, []byte("\r")); len(bytes.TrimSpace(line)) > 0 {
+			first, from = line, rest
+			break
+		}
+		rest = after
+	}
+	if o.detect {
+		if first == nil {
+			return nil, -2, false, 0
+		}
+		if _, _, ok := refCheckin(first); ok {
+			lines, _ := fzLines(data)
+			for _, line := range lines {
+				if a, b, ok := refCheckin(line); ok {
+					got = append(got, fzRow{a, b, 1})
+				} else {
+					malformed++
+				}
+			}
+			return got, 0, true, malformed
+		}
+		text := utf8.Valid(first)
+		for _, c := range first {
+			if c < 0x20 && c != '\t' || c == 0x7f {
+				text = false
+			}
+		}
+		d := o.delim
+		if d == 0 {
+			d = refDelimiter(first, o.decimal)
+		}
+		// CSV: text whose first record, from the first line on, is well
+		// formed with 2 or more fields.
+		r := csv.NewReader(bytes.NewReader(from))
+		r.Comma, r.FieldsPerRecord, r.TrimLeadingSpace = rune(d), -1, d != '\t'
+		rec, err := r.Read()
+		if !text || err != nil || len(rec) < 2 {
+			return nil, -2, false, 0
+		}
+	}
+	delim := o.delim
+	if delim == 0 {
+		delim = refDelimiter(first, o.decimal)
+	}
+	r := csv.NewReader(bytes.NewReader(data))
+	r.Comma, r.FieldsPerRecord, r.TrimLeadingSpace = rune(delim), -1, delim != '\t'
 	lat, lon, w := 0, 1, 2
-	named := !header
-	total := int64(0)
-	for n, line := range lines {
-		if len(bytes.TrimSpace(line)) == 0 {
+	named := !o.header
+	total := 0.0
+	for {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				return got, pe.StartLine, false, 0
+			}
+			return got, -3, false, 0
+		}
+		no, _ := r.FieldPos(0)
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
 			continue
 		}
-		f := bytes.Split(line, []byte(","))
 		if !named {
-			idx := map[string]int{}
-			for i := len(f) - 1; i >= 0; i-- {
-				idx[string(refUnquote(f[i]))] = i // the first of equal names wins
+			names := make([]string, len(rec))
+			for i, n := range rec {
+				names[i] = strings.TrimSpace(n)
 			}
-			var ok1, ok2, ok3 bool
-			lat, ok1 = idx["lat"]
-			lon, ok2 = idx["lon"]
-			w, ok3 = idx["w"]
-			if !ok1 || !ok2 || weight && !ok3 {
-				return got, n + 1
+			lat, lon, w = refFind(names, "lat"), refFind(names, "lon"), refFind(names, "w")
+			if lat < 0 || lon < 0 || o.weight && w < 0 {
+				return got, no, false, 0
 			}
 			named = true
 			continue
 		}
 		need := max(lat, lon) + 1
-		if weight {
+		if o.weight {
 			need = max(need, w+1)
 		}
-		if len(f) < need {
-			return got, n + 1
+		if len(rec) < need {
+			return got, no, false, 0
 		}
-		a, ok1 := refCoord(refUnquote(f[lat]), 90)
-		b, ok2 := refCoord(refUnquote(f[lon]), 180)
-		if !ok1 || !ok2 {
-			return got, n + 1
+		a, ok1 := refNumber(rec[lat], o.decimal)
+		if !ok1 || math.IsNaN(a) || a < -90 || a > 90 {
+			line, _ := r.FieldPos(lat)
+			return got, line, false, 0
 		}
-		k := 1
-		if weight {
-			v, err := strconv.ParseInt(string(refUnquote(f[w])), 10, 64)
-			if err != nil || v < 0 || v > 1<<40 {
-				return got, n + 1
+		b, ok2 := refNumber(rec[lon], o.decimal)
+		if !ok2 || math.IsNaN(b) || b < -180 || b > 180 {
+			line, _ := r.FieldPos(lon)
+			return got, line, false, 0
+		}
+		k := 1.0
+		if o.weight {
+			v, ok := refNumber(rec[w], o.decimal)
+			if !ok || math.IsNaN(v) || math.IsInf(v, 0) || v < 0 || v > 1<<40 {
+				line, _ := r.FieldPos(w)
+				return got, line, false, 0
 			}
-			k = int(v)
+			k = v
 		}
-		if total += int64(k); total > 1<<53 {
-			return got, n + 1
+		if k > 1<<53-total {
+			return got, no, false, 0
 		}
+		total += k
 		got = append(got, fzRow{a, b, k})
 	}
 	if !named {
-		return got, -1
+		return got, -1, false, 0
 	}
-	return got, 0
+	return got, 0, false, 0
 }
 
-// FuzzScanPoints: ScanPoints on CSV points (with or without a header and
-// a weight column) never panics, its errors are one line naming the
-// input, it passes on exactly what the reference parser reads and stops
-// at the same first bad line, and a gzip copy reads identically.
+// FuzzScanPoints: ScanPoints on points files (CSV with or without a
+// header and a weight column, any delimiter given or detected, decimal
+// points or commas; or the format told from the content) never panics,
+// its errors are one line naming the input, it passes on exactly what
+// the reference parser reads and stops at the same first bad line, and a
+// gzip copy reads identically.
 func FuzzScanPoints(f *testing.F) {
 	for _, s := range []string{
-		"", "lat,lon,w\n", "lat,lon,w\n48.85,2.35,3\n", "w,lon,lat\r\n1,2.35,48.85\r\n", "\"lat\", \"lon\" ,w\n\"1\",\"2\",\"3\"\n",
+		"", "lat,lon,w\n", "lat,lon,w\n48.85,2.35,3\n", "w,lon,lat\r\n1,2.35,48.85\r\n", "\"lat\",\"lon\",w\n\"1\",\"2\",\"3\"\n",
 		"lat,lon,w\n\n1,2,0\n  \n3,4,5\n", "lat,lon\n1,2\n", "lat,lat,lon,w\n1,2,3,4\n", "lon,w\n1,2\n",
 		"lat,lon,w\n1,2\n", "lat,lon,w\n1,2,-1\n", "lat,lon,w\n1,2,1.0\n", "lat,lon,w\n1,2,1099511627777\n",
 		"lat,lon,w\nNaN,1,1\n", "lat,lon,w\n90,180,1\n-90,-180,1\n", "\xef\xbb\xbflat,lon,w\n1,2,3\n",
 		"48.85,2.35,1\n", "48.85,2.35\n", "1,2,3,4,5\n", "\x1f\x8b\x08\x00", "lat,lon,w\n\"1,2\",3,4\n",
+		"Lat;LON;W\n48,85;2,35;0,5\n", "name;lat;lon;w\n\"Bad Wilsnack, Bhf\";52,95;11,94;2,25\n",
+		"name,lat,lon,w\n\"Bad Wilsnack, Bhf\",52.95,11.94,2.25\n\"say \"\"hi\"\"\nthere\",1,2,3\n",
+		"lat\tlon\tw\n1\t2\t3\n", "lat|lon|w\n1|2|0.5\n", "lat,lon,w\n1,\"2\" ,3\n", "lat,lon,w\n1,2\"x,3\n",
+		"1\t2010-10-19T23:55:27Z\t48.85\t2.35\t22847\nbad\n", "{\"lat\": 1}\n", "\x00\x01\x02\n",
 	} {
-		for _, mode := range [][2]bool{{true, true}, {true, false}, {false, true}, {false, false}} {
-			f.Add([]byte(s), mode[0], mode[1])
+		for _, o := range []fzDialect{{true, true, false, 0, '.'}, {true, false, false, ';', ','}, {false, true, true, 0, 0}, {false, false, false, '|', '.'}} {
+			f.Add([]byte(s), o.header, o.weight, o.detect, o.delim, o.decimal == ',')
 		}
 	}
-	f.Fuzz(func(t *testing.T, data []byte, header, weight bool) {
+	f.Fuzz(func(t *testing.T, data []byte, header, weight, detect bool, delim byte, decimalComma bool) {
 		const name = "fuzz.csv"
-		pf := datasets.PointsFormat{Header: header, Lat: datasets.ColumnAt(0), Lon: datasets.ColumnAt(1)}
+		o := fzDialect{header: header, weight: weight, detect: detect, decimal: '.'}
+		if decimalComma {
+			o.decimal = ','
+		}
+		if i := strings.IndexByte(datasets.Delimiters, delim); i >= 0 && delim != 0 && !(delim == ',' && decimalComma) {
+			o.delim = delim
+		}
+		pf := datasets.PointsFormat{Detect: detect, Header: header, Delimiter: o.delim, Decimal: o.decimal,
+			Lat: datasets.ColumnAt(0), Lon: datasets.ColumnAt(1)}
 		if header {
 			pf.Lat, pf.Lon = datasets.ColumnNamed("lat"), datasets.ColumnNamed("lon")
 		}
@@ -457,9 +594,9 @@ func FuzzScanPoints(f *testing.F) {
 		}
 		read := func(d []byte) ([]fzRow, datasets.PointStats, error) {
 			var got []fzRow
-			st, err := datasets.ScanPoints(bytes.NewReader(d), name, pf, func(lat, lon float64, w int) error {
-				if math.IsNaN(lat) || lat < -90 || lat > 90 || math.IsNaN(lon) || lon < -180 || lon > 180 || w < 0 {
-					t.Fatalf("row (%v, %v, %d) outside the documented ranges", lat, lon, w)
+			st, err := datasets.ScanPoints(bytes.NewReader(d), name, pf, func(lat, lon, w float64) error {
+				if math.IsNaN(lat) || lat < -90 || lat > 90 || math.IsNaN(lon) || lon < -180 || lon > 180 || !(w >= 0) || math.IsInf(w, 0) {
+					t.Fatalf("row (%v, %v, %v) outside the documented ranges", lat, lon, w)
 				}
 				got = append(got, fzRow{lat, lon, w})
 				return nil
@@ -468,26 +605,35 @@ func FuzzScanPoints(f *testing.F) {
 		}
 		got, st, err := read(data)
 		oneLineErr(t, err, name)
-		sum := 0
+		sum := 0.0
 		for _, r := range got {
 			sum += r.w
 		}
-		if st.Rows != len(got) || st.Checkins != sum {
-			t.Fatalf("stats %+v after %d rows of %d check-ins", st, len(got), sum)
+		if st.Rows != len(got) || st.Weight != sum {
+			t.Fatalf("stats %+v after %d rows of weight %v", st, len(got), sum)
 		}
 		if isGzip(data) {
 			return
 		}
-		if lines, ok := fzLines(data); ok {
-			want, bad := refScanPoints(lines, header, weight)
+		if lines, ok := fzLines(data); ok && len(data) < fzMaxLine-8<<10 {
+			if err == nil && st.Lines != len(lines) {
+				t.Fatalf("%d lines read, the input has %d", st.Lines, len(lines))
+			}
+			want, bad, snap, malformed := refScanPoints(data, o)
 			if (err != nil) != (bad != 0) {
 				t.Fatalf("error = %v, reference's first bad line = %d", err, bad)
 			}
-			if bad > 0 {
+			if st.SNAP != snap || st.Malformed != malformed {
+				t.Fatalf("read as SNAP %v with %d malformed lines, the reference %v with %d", st.SNAP, st.Malformed, snap, malformed)
+			}
+			switch {
+			case bad > 0:
 				var le *datasets.LineError
 				if !errors.As(err, &le) || le.Line != bad {
 					t.Fatalf("error %v: want a LineError at line %d", err, bad)
 				}
+			case bad == -2 && !strings.Contains(err.Error(), "neither CSV") && !strings.Contains(err.Error(), "empty"):
+				t.Fatalf("error %v: want neither CSV nor SNAP", err)
 			}
 			if len(got) != len(want) {
 				t.Fatalf("reader gave %v, reference %v", got, want)
@@ -500,7 +646,7 @@ func FuzzScanPoints(f *testing.F) {
 		}
 		zgot, zst, zerr := read(gzipped(t, data))
 		oneLineErr(t, zerr, name)
-		if len(zgot) != len(got) || zst.Rows != st.Rows || zst.Checkins != st.Checkins || (zerr == nil) != (err == nil) || (err != nil && zerr.Error() != err.Error()) {
+		if len(zgot) != len(got) || zst.Rows != st.Rows || zst.Weight != st.Weight || (zerr == nil) != (err == nil) || (err != nil && zerr.Error() != err.Error()) {
 			t.Fatalf("gzip copy read differently: (%d rows, %v) vs plain (%d rows, %v)", len(zgot), zerr, len(got), err)
 		}
 	})

@@ -69,6 +69,11 @@ func eachLine(r io.Reader, name string, fn func(line []byte, tooLong bool, no in
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	defer closeFn()
+	return eachPlainLine(dr, name, fn)
+}
+
+// eachPlainLine is eachLine on input that is not compressed.
+func eachPlainLine(dr io.Reader, name string, fn func(line []byte, tooLong bool, no int) error) error {
 	lr := newLineReader(dr)
 	for {
 		line, tooLong, err := lr.next()
@@ -180,4 +185,14 @@ func stripBOM(line []byte, n int) []byte {
 		return bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
 	}
 	return line
+}
+
+// unquote trims spaces and one pair of enclosing double quotes (the
+// fields of counts files).
+func unquote(b []byte) []byte {
+	b = bytes.TrimSpace(b)
+	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
+		b = bytes.TrimSpace(b[1 : len(b)-1])
+	}
+	return b
 }

@@ -52,29 +52,41 @@ func TestEachLineTerminators(t *testing.T) {
 }
 
 // TestUnquoteAndWeight: one pair of quotes is removed (even around
-// nothing), and weights are integers in [0, 2^40], with the reason for
-// anything else.
+// nothing), and weights are finite numbers in [0, 2^40], with decimal
+// points or, when told, decimal commas, with the reason for anything
+// else.
 func TestUnquoteAndWeight(t *testing.T) {
 	for in, want := range map[string]string{`""`: "", `" a "`: "a", `"`: `"`, `a`: "a", ` "x" `: "x", `"a`: `"a`} {
 		if got := string(unquote([]byte(in))); got != want {
 			t.Errorf("unquote(%q) = %q, want %q", in, got, want)
 		}
 	}
-	for in, want := range map[string]int{"0": 0, "7": 7, "1099511627776": 1 << 40} {
-		if got, msg := parseWeight([]byte(in)); got != want || msg != "" {
-			t.Errorf("parseWeight(%q) = %d, %q; want %d", in, got, msg, want)
+	for _, tc := range []struct {
+		in      string
+		decimal byte
+		want    float64
+	}{{"0", '.', 0}, {"7", '.', 7}, {"1099511627776", '.', 1 << 40}, {"2.5", '.', 2.5}, {" 0.25 ", 0, 0.25}, {"2,5", ',', 2.5}, {"1e3", '.', 1000}} {
+		if got, msg := parseWeight(tc.in, tc.decimal); got != tc.want || msg != "" {
+			t.Errorf("parseWeight(%q, %q) = %v, %q; want %v", tc.in, tc.decimal, got, msg, tc.want)
 		}
 	}
-	for in, want := range map[string]string{
-		"1099511627777": "weight 1099511627777 is larger than 1099511627776",
-		"0.0":           `weight "0.0" is not an integer`,
-		"2.5":           `weight "2.5" is not an integer`,
-		"-1":            `weight "-1" is negative`,
-		"-0.5":          `weight "-0.5" is negative`,
-		"x":             `weight "x" is not a non-negative integer`,
+	for _, tc := range []struct {
+		in      string
+		decimal byte
+		want    string
+	}{
+		{"1099511627777", '.', "weight 1099511627777 is larger than 1099511627776"},
+		{"-1", '.', `weight "-1" is negative`},
+		{"-0.5", '.', `weight "-0.5" is negative`},
+		{"x", '.', `weight "x" is not a number: want a number of check-ins >= 0`},
+		{"NaN", '.', `weight "NaN" is not a number`},
+		{"inf", '.', `weight "inf" is not a number`},
+		{"2,5", '.', `weight "2,5" is not a number (a decimal comma? set decimal = ",")`},
+		{"2.5", ',', `weight "2.5" is not a number`},
+		{"1.000,5", ',', `weight "1.000,5" is not a number`},
 	} {
-		if _, msg := parseWeight([]byte(in)); !strings.HasPrefix(msg, want) {
-			t.Errorf("parseWeight(%q): %q, want %q", in, msg, want)
+		if _, msg := parseWeight(tc.in, tc.decimal); !strings.HasPrefix(msg, tc.want) {
+			t.Errorf("parseWeight(%q, %q): %q, want %q", tc.in, tc.decimal, msg, tc.want)
 		}
 	}
 }

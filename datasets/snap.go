@@ -64,10 +64,20 @@ func (s SNAPStats) String() string {
 // 64 KiB) are skipped and counted; the first few are kept with their line
 // numbers. An error from fn stops the scan. name labels the messages.
 func ScanSNAP(r io.Reader, name string, fn func(*Checkin) error) (SNAPStats, error) {
+	dr, closeFn, err := decompress(r)
+	if err != nil {
+		return SNAPStats{}, fmt.Errorf("%s: %w", name, err)
+	}
+	defer closeFn()
+	return scanPlainSNAP(dr, name, fn)
+}
+
+// scanPlainSNAP is ScanSNAP on input that is not compressed.
+func scanPlainSNAP(r io.Reader, name string, fn func(*Checkin) error) (SNAPStats, error) {
 	var st SNAPStats
 	var f [5][]byte
 	var c Checkin
-	err := eachLine(r, name, func(line []byte, tooLong bool, no int) error {
+	err := eachPlainLine(r, name, func(line []byte, tooLong bool, no int) error {
 		st.Lines++
 		var msg string
 		if tooLong {

@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/BurntSushi/toml"
+
+	"privic/internal/tomlval"
 )
 
 // Data is how a Registry handles the datasets a spec declares in
@@ -67,6 +69,18 @@ func (r *Registry) decodeDecls(path string, md toml.MetaData, tables map[string]
 	return decls, nil
 }
 
+// checkDatasetsTables refuses a top-level datasets key that is not a
+// table of tables: the decoder would drop `datasets = 5` without a word.
+// (A non-table [datasets] entry is refused by the decoder itself.)
+func checkDatasetsTables(path string, generic map[string]any) error {
+	if v, ok := generic["datasets"]; ok {
+		if _, ok := v.(map[string]any); !ok {
+			return fmt.Errorf("%s: datasets: got %s: want tables [datasets.NAME]", path, tomlval.Kind(v))
+		}
+	}
+	return nil
+}
+
 // declType is the type of r's declarations (nil without Data).
 func (r *Registry) declType() reflect.Type {
 	if r.data == nil {
@@ -116,6 +130,9 @@ func (r *Registry) LoadData(path string) (Catalog, error) {
 	var generic map[string]any
 	if _, err := toml.Decode(string(data), &generic); err != nil {
 		return nil, syntaxError(path, data, err)
+	}
+	if err := checkDatasetsTables(path, generic); err != nil {
+		return nil, err
 	}
 	var raw struct {
 		Datasets map[string]toml.Primitive `toml:"datasets"`

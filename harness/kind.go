@@ -79,6 +79,17 @@ type MemoryEstimator interface {
 	EstimateBytes(job Job) int64
 }
 
+// SizeLimited is implemented by parameters that can say, once validated
+// (their datasets loaded), what a run will refuse or leave out because
+// of a dataset's size: a quantity whose exact computation is too costly
+// there (a brute force, a dense-only metric), or a job skipped for its
+// size. Each line names the dataset and the quantity and says why.
+// `privic validate` prints them, and a run logs them before any job
+// runs, so that no one learns of them after a long run.
+type SizeLimited interface {
+	SizeLimits() []string
+}
+
 // CostEstimator is implemented by kinds that can say, before running a
 // job, about how many CPU seconds it takes. The harness only uses it to
 // order the work of a run (heaviest first, so that the last jobs are short

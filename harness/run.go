@@ -159,6 +159,11 @@ func Run(ctx context.Context, specs []*Spec, opt RunOptions) ([]Result, error) {
 	}
 	env := CurrentEnv(ctx)
 	con := newConsole(opt.Log, opt.ProgressEvery)
+	for _, r := range runs {
+		for _, l := range sizeLimits(r.spec) {
+			con.Logf("%s: by size: %s", r.spec.Name, l)
+		}
+	}
 	_, statErr := os.Stat(opt.Out)
 	outCreated := errors.Is(statErr, fs.ErrNotExist)
 	res, err := func() ([]Result, error) {
@@ -174,6 +179,20 @@ func Run(ctx context.Context, specs []*Spec, opt RunOptions) ([]Result, error) {
 		removeEmptyRuns(runs, opt.Out, outCreated)
 	}
 	return res, err
+}
+
+// sizeLimits asks the spec's parameters what the run will refuse or
+// leave out by size (SizeLimited); a panic in kind code is one line.
+func sizeLimits(s *Spec) []string {
+	l, ok := s.Params.(SizeLimited)
+	if !ok {
+		return nil
+	}
+	var out []string
+	if err := safely(func() error { out = l.SizeLimits(); return nil }); err != nil {
+		return []string{fmt.Sprintf("cannot tell (%v)", err)}
+	}
+	return out
 }
 
 // removeEmptyRuns deletes, after a failed run, the experiment directories
@@ -764,6 +783,9 @@ type Checked struct {
 	Spec     *Spec
 	Jobs     int   // jobs in the plan (all shards)
 	MaxBytes int64 // largest memory estimate of a job (0 if the kind gives none)
+	// Limits are what the run will refuse or leave out by size
+	// (SizeLimited).
+	Limits []string
 }
 
 // Check plans the specs and applies the memory guard without writing
@@ -776,7 +798,7 @@ func Check(specs []*Spec, opt RunOptions) ([]Checked, error) {
 	}
 	out := make([]Checked, len(runs))
 	for i, r := range runs {
-		out[i] = Checked{Spec: r.spec, Jobs: len(r.jobs), MaxBytes: slices.Max(r.estimate)}
+		out[i] = Checked{Spec: r.spec, Jobs: len(r.jobs), MaxBytes: slices.Max(r.estimate), Limits: sizeLimits(r.spec)}
 	}
 	return out, nil
 }

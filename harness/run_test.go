@@ -367,6 +367,28 @@ func TestProgressLines(t *testing.T) {
 	}
 }
 
+// TestSizeLimitsBeforeJobs: what the parameters say a run will leave
+// out by size is in Check's result and logged by Run before any job
+// runs.
+func TestSizeLimitsBeforeJobs(t *testing.T) {
+	dir := t.TempDir()
+	var buf safeBuffer
+	var atFirstJob string
+	var once sync.Once
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) { once.Do(func() { atFirstJob = buf.String() }) }})
+	spec := writeSpec(t, dir, "exp.toml", runSpec+"too_big = [\"x (9 cells): the y is refused\", \"z left empty\"]\n")
+	checked, err := harness.Check([]*harness.Spec{mustLoad(t, reg, spec)}, harness.RunOptions{})
+	if err != nil || len(checked) != 1 || !slices.Equal(checked[0].Limits, []string{"x (9 cells): the y is refused", "z left empty"}) {
+		t.Fatalf("Check: %+v, %v", checked, err)
+	}
+	mustRun(t, reg, spec, filepath.Join(dir, "out"), harness.RunOptions{Jobs: 1, Log: &buf})
+	for _, want := range []string{"exp: by size: x (9 cells): the y is refused\n", "exp: by size: z left empty\n"} {
+		if !strings.Contains(atFirstJob, want) {
+			t.Errorf("the log before the first job lacks %q:\n%s", want, atFirstJob)
+		}
+	}
+}
+
 type safeBuffer struct {
 	mu sync.Mutex
 	b  strings.Builder

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/BurntSushi/toml"
+
+	"privic/internal/tomlval"
 )
 
 // specFormat is mixed into every spec hash; bump it when the meaning of
@@ -200,6 +202,9 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	if _, err := toml.Decode(string(data), &generic); err != nil {
 		return nil, syntaxError(path, data, err)
 	}
+	if err := checkDatasetsTables(path, generic); err != nil {
+		return nil, err
+	}
 	var raw rawSpec
 	md, err := toml.Decode(string(data), &raw)
 	if err != nil {
@@ -367,7 +372,13 @@ func decodeError(path string, err error) error {
 			loc = fmt.Sprintf("%s:%d", path, pe.Position.Line)
 		}
 		if pe.LastKey != "" {
-			return fmt.Errorf("%s: %s: %s", loc, pe.LastKey, oneLine(pe.Message))
+			// An unmarshaler given a whole table names the entry at
+			// fault (tomlval.SubKey): name it after the table's key.
+			key, msg := pe.LastKey, oneLine(pe.Message)
+			for sub, rest, ok := tomlval.SplitSubKey(msg); ok; sub, rest, ok = tomlval.SplitSubKey(msg) {
+				key, msg = key+"."+sub, rest
+			}
+			return fmt.Errorf("%s: %s: %s", loc, key, msg)
 		}
 		return fmt.Errorf("%s: %s", loc, oneLine(pe.Message))
 	}

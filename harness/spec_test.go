@@ -115,7 +115,7 @@ func TestSpecErrors(t *testing.T) {
 		{"kind-type", "x.toml", "kind = 3\n", []string{"x.toml:1: kind: wrong type: got an integer, want a string"}},
 		{"unknown-top", "x.toml", "kind = \"testkind\"\nsede = 1\n", []string{"x.toml: unknown key sede (allowed keys in the top level: kind, name, seed, description, budget, params, datasets)"}},
 		{"unknown-table", "x.toml", "kind = \"testkind\"\n[parms]\nbeta = 1\n", []string{"x.toml: unknown key parms (allowed keys in the top level:"}},
-		{"unknown-param", "x.toml", "kind = \"testkind\"\n[params]\nbta = 1\n", []string{"x.toml: unknown key params.bta (allowed keys in [params]: beta, reps, draws, mode, fail, panic, hang, sleep_ms, mem_bytes, grid, tags)"}},
+		{"unknown-param", "x.toml", "kind = \"testkind\"\n[params]\nbta = 1\n", []string{"x.toml: unknown key params.bta (allowed keys in [params]: beta, reps, draws, mode, fail, panic, hang, sleep_ms, mem_bytes, grid, tags, too_big)"}},
 		{"unknown-nested", "x.toml", "kind = \"testkind\"\n[params.grid]\nrows = 2\nheight = 3\n", []string{"x.toml: unknown key params.grid.height (allowed keys in [params.grid]: rows, cols)"}},
 		{"unknown-dotted", "x.toml", "kind = \"testkind\"\nparams.grid.depth = 3\n", []string{"unknown key params.grid.depth (allowed keys in [params.grid]: rows, cols)"}},
 		{"case-mismatch", "x.toml", "kind = \"testkind\"\n[params]\nBeta = 1\n", []string{"x.toml: unknown key params.Beta (did you mean params.beta? keys are case-sensitive)"}},
@@ -216,7 +216,7 @@ func TestRegistryErrors(t *testing.T) {
 
 func TestParamKeys(t *testing.T) {
 	got := strings.Join(harness.ParamKeys(testkind.New(&testkind.Hooks{})), " ")
-	want := "beta reps draws mode fail panic hang sleep_ms mem_bytes grid.rows grid.cols tags"
+	want := "beta reps draws mode fail panic hang sleep_ms mem_bytes grid.rows grid.cols tags too_big"
 	if got != want {
 		t.Errorf("ParamKeys = %s, want %s", got, want)
 	}

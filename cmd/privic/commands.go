@@ -301,6 +301,9 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 		}
 		c := checked[0]
 		fmt.Fprintf(e.stdout, "%s: ok: kind %s, %d jobs -> results/%s/ (spec hash %.12s)\n", p, s.Kind.Name(), c.Jobs, s.Name, s.Hash)
+		for _, l := range c.Limits {
+			fmt.Fprintf(e.stdout, "  by size: %s\n", l)
+		}
 	}
 	return last
 }

@@ -129,17 +129,16 @@ func describe(w io.Writer, ds *datasets.Dataset) {
 	if ds.Frame != nil {
 		fmt.Fprintf(tw, "  region\t%v\n", ds.Frame.Region)
 	}
-	rd := ds.Read
-	line := fmt.Sprintf("%d read, %d kept, %d dropped", rd.Checkins, rd.Kept, rd.Dropped)
-	if ds.Preset {
-		line += " (outside every cell, and the first line under the header quirk)"
-	} else if ds.Frame != nil {
-		line += " (outside the region)"
+	if !ds.Preset && ds.Frame != nil {
+		describeRead(tw, ds.Read)
+	} else {
+		rd := ds.Read
+		line := fmt.Sprintf("%d read, %d kept, %d dropped", rd.Checkins, rd.Kept, rd.Dropped)
+		if ds.Preset {
+			line += " (outside every cell, and the first line under the header quirk)"
+		}
+		fmt.Fprintf(tw, "  check-ins\t%s\n", line)
 	}
-	if rd.Malformed > 0 {
-		line += fmt.Sprintf("; %d malformed lines skipped", rd.Malformed)
-	}
-	fmt.Fprintf(tw, "  check-ins\t%s\n", line)
 	occupied, best := ds.Occupancy()
 	fmt.Fprintf(tw, "  occupied\t%d of %d cells (%s)\n", occupied, ds.Grid.Len(), harness.FormatPct(float64(occupied)/float64(ds.Grid.Len())))
 	r, c := ds.Grid.Abs(best)
@@ -156,6 +155,30 @@ func describe(w io.Writer, ds *datasets.Dataset) {
 			where = fmt.Sprintf(", centre lat %.6f, lon %.6f", lat, lon)
 		}
 		fmt.Fprintf(tw, "  place %s\t(%d, %d)%s: %s\n", p.Name, p.Row, p.Col, where, p.About)
+	}
+}
+
+// describeRead prints what reading a points file gave: the rows, the
+// weights (with a weight column) and the check-ins the kinds count.
+func describeRead(tw io.Writer, rd datasets.ReadStats) {
+	rows := fmt.Sprintf("%d read, %d kept, %d dropped (outside the region)", rd.Rows, rd.RowsKept, rd.Rows-rd.RowsKept)
+	if rd.Malformed > 0 {
+		rows += fmt.Sprintf("; %d malformed lines skipped", rd.Malformed)
+	}
+	fmt.Fprintf(tw, "  rows\t%s\n", rows)
+	if !rd.Weighted {
+		fmt.Fprintf(tw, "  check-ins\t%d, one per row kept\n", rd.Kept)
+		return
+	}
+	fmt.Fprintf(tw, "  weight\t%s read, %s kept, %s dropped (outside the region)\n", datasets.FormatWeight(rd.Weight), datasets.FormatWeight(rd.WeightKept), datasets.FormatWeight(rd.WeightDropped))
+	switch {
+	case !rd.Apportioned:
+		fmt.Fprintf(tw, "  check-ins\t%d, the kept weight\n", rd.Kept)
+	case rd.Rounding == 0:
+		fmt.Fprintf(tw, "  check-ins\t%d: the kept weight apportioned to whole check-ins (largest remainders), every cell's share exact\n", rd.Kept)
+	default:
+		fmt.Fprintf(tw, "  check-ins\t%d: the kept weight apportioned to whole check-ins (largest remainders); the cells' shares move by %s in total variation\n",
+			rd.Kept, harness.FormatSig(rd.Rounding, 3))
 	}
 }
 

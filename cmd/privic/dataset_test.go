@@ -29,7 +29,8 @@ places = {A = [3, 3]}
 	}
 	// 4 x 4 cells of 0.25 x 0.5 degrees; (0.75, 1.5) lies on interior
 	// edges: the cell to its north and east, (0, 0), with (0.9, 1.9).
-	for _, want := range []string{"tiny (tiny): p.csv (csv)", "4 x 4 = 16 cells", "10 read, 6 kept, 4 dropped (outside the region)",
+	for _, want := range []string{"tiny (tiny): p.csv (csv)", "4 x 4 = 16 cells", "rows          4 read, 3 kept, 1 dropped (outside the region)",
+		"weight        10 read, 6 kept, 4 dropped (outside the region)", "check-ins     6, the kept weight",
 		"2 of 16 cells", "densest cell  (0, 0): 4 check-ins", "place A       (3, 3)"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
@@ -67,6 +68,39 @@ places = {A = [3, 3]}
 		status, _, errOut := runCLI(t, all, c.args...)
 		if status == 0 || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: status %d, stderr %q, want one line with %q", c.args, status, errOut, c.want)
+		}
+	}
+}
+
+// TestDatasetRowsWeightAndExtent: privic dataset tells rows from weight
+// (fractional weights, apportioned to whole check-ins, say by how much
+// the shares move), and a region that keeps nothing is an error giving
+// the points' own extent and the lat/lon swap it looks like.
+func TestDatasetRowsWeightAndExtent(t *testing.T) {
+	dir := t.TempDir()
+	write(t, filepath.Join(dir, "stops.txt"), "Name;Lat;Lon;Pop\n\"Bad Wilsnack; Bhf\";52,95;11,94;0,5\nB;52,1;11,2;1,25\nC;52,2;11,3;2,25\n")
+	spec := write(t, filepath.Join(dir, "data.toml"), `[datasets.stops]
+points = "stops.txt"
+decimal = ","
+weight_column = "pop"
+cell_deg = [0.5, 0.5]
+`)
+	status, out, errOut := runCLI(t, kinds.All(), "dataset", spec)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errOut)
+	}
+	for _, want := range []string{"stops.txt (csv, ';'-separated, decimal ',')", "rows          3 read, 3 kept, 0 dropped",
+		"weight        4 read, 4 kept, 0 dropped", "check-ins     4: the kept weight apportioned to whole check-ins (largest remainders); the cells' shares move by 0.125 in total variation"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	swapped := write(t, filepath.Join(dir, "swapped.toml"), "[datasets.stops]\npoints = \"stops.txt\"\ndecimal = \",\"\nweight_column = \"pop\"\nbbox = [11, 12, 52, 53]\ncell_m = 500\n")
+	status, _, errOut = runCLI(t, kinds.All(), "dataset", swapped)
+	for _, want := range []string{"no check-in inside the region lat [11, 12], lon [52, 53]: 3 rows read, weight 4, none inside it",
+		"the points span lat [52.1, 52.95], lon [11.2, 11.94]", "with latitude and longitude swapped they would meet"} {
+		if status == 0 || !strings.Contains(errOut, want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("swapped bbox: status %d, stderr %q lacks %q", status, errOut, want)
 		}
 	}
 }

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"testing"
 
+	"privic/datasets"
 	"privic/harness"
 	"privic/kernels/mechanism"
 )
@@ -177,4 +180,149 @@ func TestExperimentSpecsValidate(t *testing.T) {
 			t.Errorf("%v", err)
 		}
 	}
+}
+
+// docBlock is a fenced block of a Markdown file whose info string says
+// "runnable": a console transcript ("$ command" lines, each followed by
+// the output it prints) or shell commands, one a line.
+type docBlock struct {
+	file    string // slash-separated, from the module's top
+	line    int    // of the opening fence
+	console bool
+	text    []string
+}
+
+// runnableBlocks returns the runnable blocks of a Markdown file (a
+// slash-separated path from the module's top).
+func runnableBlocks(t *testing.T, file string) []docBlock {
+	t.Helper()
+	var out []docBlock
+	var cur *docBlock
+	for i, line := range strings.Split(readFile(t, filepath.Join(root, filepath.FromSlash(file))), "\n") {
+		fence := strings.HasPrefix(line, "```")
+		switch {
+		case cur == nil && fence:
+			info := strings.Fields(strings.TrimPrefix(line, "```"))
+			if slices.Contains(info, "runnable") {
+				cur = &docBlock{file: file, line: i + 1, console: len(info) > 0 && info[0] == "console"}
+			} else if len(info) > 0 || line == "```" {
+				cur = &docBlock{line: -1} // a block that is not runnable
+			}
+		case cur != nil && fence:
+			if cur.line > 0 {
+				out = append(out, *cur)
+			}
+			cur = nil
+		case cur != nil:
+			cur.text = append(cur.text, line)
+		}
+	}
+	return out
+}
+
+// docWorkDir is a working directory in which the READMEs' commands run
+// as a user runs them from the repository's top: bin/privic is this test
+// binary acting as privic, experiments/ is the repository's, and
+// datasets/cache holds the raw check-ins (the repository's cache, or the
+// shared data directory beside it). ok is false without raw check-ins.
+func docWorkDir(t *testing.T) (dir string, ok bool) {
+	t.Helper()
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir = t.TempDir()
+	wrapper := "#!/bin/sh\nexec '" + exe + "' -test.run='^TestReliabilityChild$' -test.count=1 -- \"$@\"\n"
+	write(t, filepath.Join(dir, "bin", "privic"), wrapper)
+	if err := os.Chmod(filepath.Join(dir, "bin", "privic"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(abs, "experiments"), filepath.Join(dir, "experiments")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cache := range []string{datasets.CacheDir(abs), filepath.Join(datasets.SharedDir(abs), "datasets", "gowalla")} {
+		if _, err := os.Stat(filepath.Join(cache, "sf_checkins.csv")); err == nil {
+			os.MkdirAll(filepath.Join(dir, "datasets"), 0o755)
+			if err := os.Symlink(cache, filepath.Join(dir, "datasets", "cache")); err != nil {
+				t.Fatal(err)
+			}
+			return dir, true
+		}
+	}
+	return dir, false
+}
+
+// TestRunnableDocBlocks runs every block of README.md and
+// experiments/README.md marked runnable (```console runnable or ```sh
+// runnable), as written, from a copy of the repository's top: each
+// command must succeed, and a transcript's commands must print exactly
+// the output it shows. Blocks that read raw check-ins ($PRIVIC_DATA) skip
+// loudly when neither datasets/cache nor ../shared has them.
+func TestRunnableDocBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIPPING the READMEs' commands in -short mode")
+	}
+	var blocks []docBlock
+	for _, f := range []string{"README.md", "experiments/README.md"} {
+		blocks = append(blocks, runnableBlocks(t, f)...)
+	}
+	if len(blocks) < 3 {
+		t.Fatalf("%d runnable blocks in the READMEs, want at least 3", len(blocks))
+	}
+	dir, haveData := docWorkDir(t)
+	for _, b := range blocks {
+		t.Run(fmt.Sprintf("%s:%d", b.file, b.line), func(t *testing.T) {
+			text := strings.Join(b.text, "\n")
+			if strings.Contains(text, "PRIVIC_DATA") && !haveData {
+				t.Skip("SKIPPED: the block reads raw check-ins, and neither datasets/cache nor ../shared/datasets/gowalla has them")
+			}
+			for _, c := range blockCommands(b) {
+				cmd := exec.Command("sh", "-c", c.cmd)
+				cmd.Dir = dir
+				cmd.Env = append(os.Environ(), reliabilityChildEnv+"=1", datasets.EnvData+"=")
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					t.Errorf("%s: %v\n%s", c.cmd, err, out)
+					continue
+				}
+				if b.console && trimLines(string(out)) != trimLines(c.want) {
+					t.Errorf("%s prints\n%s\nthe README shows\n%s", c.cmd, out, c.want)
+				}
+			}
+		})
+	}
+}
+
+// docCommand is one command of a block and, in a transcript, its output.
+type docCommand struct{ cmd, want string }
+
+// blockCommands splits a block into its commands.
+func blockCommands(b docBlock) []docCommand {
+	var out []docCommand
+	for _, line := range b.text {
+		cmd, isCmd := strings.CutPrefix(line, "$ ")
+		switch {
+		case b.console && isCmd:
+			out = append(out, docCommand{cmd: cmd})
+		case b.console && len(out) > 0:
+			out[len(out)-1].want += line + "\n"
+		case !b.console && strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "#"):
+			out = append(out, docCommand{cmd: line})
+		}
+	}
+	return out
+}
+
+// trimLines drops trailing spaces of every line and blank lines at the
+// end.
+func trimLines(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " \t")
+	}
+	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }

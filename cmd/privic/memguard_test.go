@@ -143,3 +143,62 @@ func TestEveryKindEstimatesMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSizeLimitsReported: what a run will refuse by size is said by
+// validate and at the start of run, before any job runs: the snapped
+// planar Laplace's eps calibration on 41 x 41 = 1,681 cells (its tight
+// epsilon, a brute force over 2.4e9 pairs), and the dense SVD of BA's
+// smallest singular value above 2,048 cells, the Bayes error above 1e10
+// operations (47 x 47 cells).
+func TestSizeLimitsReported(t *testing.T) {
+	work := t.TempDir()
+	planar := writeTemp(t, work, "planar.toml", `kind = "mechanisms"
+[datasets.big]
+synthetic = {rows = 41, cols = 41, n = 5000, hotspots = 3, seed = 1}
+[params]
+cities = ["big"]
+mechanisms = ["planar-laplace"]
+calibrations = ["eps"]
+eps = [1]
+sims = 1
+`)
+	svd := writeTemp(t, work, "svd.toml", `kind = "elastic"
+[datasets.big]
+synthetic = {rows = 50, cols = 50, n = 5000, hotspots = 3, seed = 1}
+places = {A = [10, 10], B = [30, 30]}
+[params]
+city = "big"
+beta = [1]
+`)
+	bayes := writeTemp(t, work, "bayes.toml", `kind = "mechanisms"
+[datasets.big]
+synthetic = {rows = 47, cols = 47, n = 5000, hotspots = 3, seed = 1}
+[params]
+cities = ["big"]
+mechanisms = ["ba"]
+calibrations = ["distortion"]
+distortion = [1]
+`)
+	wantBayes := "big, ba (47 x 47 cells): bayes_error left empty: a minimum over guesses for every report, O(|Y| |X|^2) = 1.08e+10 operations, above 1e+10"
+	wantPlanar := "big, planar-laplace (41 x 41 cells): the eps calibration refused (calibration.csv, skipped.csv): tight epsilon of the snapped planar Laplace on 41x41 -> 41x41: a brute force over 2.38e+09 pairs"
+	wantSVD := "big (50 x 50 cells): exact smallest singular value of the BA channels: a dense SVD costs O(m^3) and is run up to 2048 cells, this grid has 2500"
+	for spec, want := range map[string]string{planar: wantPlanar, svd: wantSVD, bayes: wantBayes} {
+		status, stdout, stderr := runChild(t, work, "validate", spec)
+		if status != 0 || !strings.Contains(stdout, "\n  by size: "+want) {
+			t.Errorf("validate %s: status %d, stdout %q, stderr %q; want %q", filepath.Base(spec), status, stdout, stderr, want)
+		}
+	}
+	// The planar run's only job is the refused calibration: quick.
+	status, _, stderr := runChild(t, work, "run", "--out", filepath.Join(work, "results"), planar)
+	i := strings.Index(stderr, "planar: by size: "+wantPlanar)
+	if status != 0 || i < 0 {
+		t.Fatalf("run: status %d, stderr %q lacks the size limit", status, stderr)
+	}
+	if j := strings.Index(stderr, "planar: 1 jobs"); j >= 0 && j < i {
+		t.Errorf("the size limit comes after the jobs ran:\n%s", stderr)
+	}
+	cal, err := os.ReadFile(filepath.Join(work, "results", "planar", "calibration.csv"))
+	if err != nil || !strings.Contains(string(cal), ",refused: calibrate planar-laplace to eps = 1 on 41x41: tight epsilon of the snapped planar Laplace on 41x41 -> 41x41") {
+		t.Errorf("calibration.csv does not record the refusal the run announced: %v\n%s", err, cal)
+	}
+}

@@ -2,11 +2,17 @@ package kinds_test
 
 import (
 	"context"
+	"encoding/csv"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"privic/datasets"
 	"privic/harness"
@@ -267,4 +273,193 @@ func TestDatasetsSkipsFig6aWithoutPoints(t *testing.T) {
 	if sec, _ := os.ReadFile(filepath.Join(dir, "section.md")); !strings.Contains(string(sec), "Skipped figures (see `skipped.csv`): fig6a (Paris): no raw check-in points for paris") {
 		t.Errorf("section.md does not say why Fig. 6a is missing:\n%s", sec)
 	}
+}
+
+// mapKey is a map-typed key of a kind's [params] or of a [datasets.NAME]
+// table: its dotted path below the table and the map's type.
+type mapKey struct {
+	path []string
+	typ  reflect.Type
+}
+
+// mapKeys walks the struct t the way the TOML decoder maps keys to
+// fields (toml tags, untagged embedded structs flattened, pointers
+// followed) and returns every key whose value decodes into a map. A map
+// below an array of tables is reported with an empty type, so that the
+// test says it cannot probe it.
+func mapKeys(t reflect.Type, prefix []string) []mapKey {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out []mapKey
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+		if name == "-" {
+			continue
+		}
+		ft := f.Type
+		for ft.Kind() == reflect.Pointer {
+			ft = ft.Elem()
+		}
+		if f.Anonymous && name == "" && ft.Kind() == reflect.Struct {
+			out = append(out, mapKeys(ft, prefix)...)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		path := append(append([]string(nil), prefix...), name)
+		switch {
+		case ft.Kind() == reflect.Map:
+			out = append(out, mapKey{path, ft})
+		case ft.Kind() == reflect.Struct && ft != reflect.TypeOf(toml.Primitive{}):
+			out = append(out, mapKeys(ft, path)...)
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() == reflect.Struct:
+			for _, k := range mapKeys(ft.Elem(), path) {
+				out = append(out, mapKey{k.path, nil})
+			}
+		}
+	}
+	return out
+}
+
+// probeBase is what a kind needs besides its defaults to validate.
+var probeBase = map[string]string{
+	"resolution": "[[params.claim]]\nclaim = \"c\"\ncity = \"paris\"\nfine = [\"x\", \"y\"]\n",
+}
+
+// probeSpec writes key = value into the table path[:len-1] below top.
+func probeSpec(kind, top string, path []string, value string) string {
+	table := strings.Join(append([]string{top}, path[:len(path)-1]...), ".")
+	return fmt.Sprintf("kind = %q\n%s\n[%s]\n%s = %s\n", kind, probeBase[kind], table, path[len(path)-1], value)
+}
+
+// TestNoMapKeyDroppedSilently walks every kind's parameter struct and
+// the dataset declaration, finds every key that decodes into a map, and
+// sets it to a number, a string, an array and a table holding a value of
+// the wrong type. The TOML decoder drops a plain value bound for a map
+// without an error; each probe must instead be refused with an error
+// naming the key, or be accepted with a different spec hash (the value
+// then counts).
+func TestNoMapKeyDroppedSilently(t *testing.T) {
+	reg, err := kinds.Registry(kinds.All()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	probes := []string{"1", "\"x\"", "[9, 5]", "{default = true}"}
+	found := 0
+	for _, k := range kinds.All() {
+		base, err := reg.Parse("probe.toml", []byte(fmt.Sprintf("kind = %q\n%s", k.Name(), probeBase[k.Name()])))
+		if err != nil {
+			t.Fatalf("%s: the base spec is refused: %v (add what it needs to probeBase)", k.Name(), err)
+		}
+		for _, mk := range mapKeys(reflect.TypeOf(k.NewParams()), nil) {
+			found++
+			key := "params." + strings.Join(mk.path, ".")
+			if mk.typ == nil {
+				t.Errorf("%s: %s is a map below an array of tables: extend this test to probe it", k.Name(), key)
+				continue
+			}
+			for _, v := range probes {
+				spec := probeSpec(k.Name(), "params", mk.path, v)
+				s, err := reg.Parse("probe.toml", []byte(spec))
+				switch {
+				case err != nil && !strings.Contains(err.Error(), key):
+					t.Errorf("%s: %s = %s refused without naming the key: %v", k.Name(), key, v, err)
+				case err == nil && s.Hash == base.Hash:
+					t.Errorf("%s: %s = %s accepted with the spec hash of the defaults: the value is dropped", k.Name(), key, v)
+				}
+			}
+		}
+	}
+	// The dataset declaration: its maps are not per-dataset tables, and
+	// every non-table value must be refused.
+	decl := "[datasets.mine]\nsynthetic = {rows = 3, cols = 3, n = 100, hotspots = 1}\n"
+	for _, mk := range mapKeys(reflect.TypeOf(kinds.Data().NewDecl()), nil) {
+		found++
+		key := "datasets.mine." + strings.Join(mk.path, ".")
+		for _, v := range probes[:3] {
+			spec := "kind = \"datasets\"\n" + decl + strings.Join(mk.path, ".") + " = " + v + "\n[params]\ncities = [\"mine\"]\n"
+			if _, err := reg.Parse("probe.toml", []byte(spec)); err == nil || !strings.Contains(err.Error(), key) {
+				t.Errorf("%s = %s: %v, want an error naming %s", key, v, err, key)
+			}
+		}
+	}
+	if found < 12 {
+		t.Errorf("found %d map-typed keys; the kinds have at least 12 (cycles, lp.coarsen, a, ...)", found)
+	}
+}
+
+// TestPlainPerDatasetValue: `cycles = 3` runs 3 cycles on every dataset,
+// the presets included (the paper's 15 for Paris is replaced), with a
+// spec hash of its own; the table {default = 3} changes only the
+// datasets without an entry, so Paris keeps its 15.
+func TestPlainPerDatasetValue(t *testing.T) {
+	reg := registry(t)
+	const base = "kind = \"privic-convergence\"\n[params]\ncities = [\"paris\"]\nbeta = [1]\nrounds = 1\n" +
+		"first_mechanism = [\"ba-uniform\"]\nibu_start = [\"previous\"]\nmixing = [\"weighted\"]\nbatches = [\"iid\"]\nemd_reference = [\"population\"]\n"
+	hashes := map[string]string{}
+	for _, tc := range []struct {
+		name, line string
+		cycles     int
+	}{
+		{"defaults", "", 15},
+		{"plain", "cycles = 3\n", 3},
+		{"table-default", "cycles = {default = 3}\n", 15},
+		{"table-paris", "cycles = {paris = 4}\n", 4},
+	} {
+		s, err := reg.Parse(tc.name+".toml", []byte(base+tc.line))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for other, h := range hashes {
+			if h == s.Hash && tc.name != "table-default" {
+				t.Errorf("%s has the spec hash of %s", tc.name, other)
+			}
+		}
+		hashes[tc.name] = s.Hash
+		out := t.TempDir()
+		if _, err := harness.Run(context.Background(), []*harness.Spec{s}, harness.RunOptions{Out: out, Jobs: 1}); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := lastCycle(t, filepath.Join(out, s.Name, "emd_by_cycle.csv")); got != tc.cycles {
+			t.Errorf("%q: the run went to cycle %d, want %d", tc.line, got, tc.cycles)
+		}
+	}
+	if hashes["table-default"] == hashes["plain"] {
+		t.Error("cycles = 3 and cycles = {default = 3} mean different runs but share a spec hash")
+	}
+}
+
+// lastCycle is the largest cycle of an emd_by_cycle.csv.
+func lastCycle(t *testing.T, path string) int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := -1
+	for i, h := range rows[0] {
+		if h == "cycle" {
+			col = i
+		}
+	}
+	last := -1
+	for _, r := range rows[1:] {
+		c, err := strconv.Atoi(r[col])
+		if err != nil {
+			t.Fatalf("%s: cycle %q", path, r[col])
+		}
+		last = max(last, c)
+	}
+	return last
 }

@@ -1,6 +1,7 @@
 package tomlval
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -35,5 +36,20 @@ dt = 2024-01-02T03:04:05Z
 	}
 	if got := Kind(time.Time{}); got != "a date/time" {
 		t.Errorf("Kind(time.Time{}) = %q", got)
+	}
+}
+
+// TestSubKey: SubKey's messages split back into the entry's key and the
+// error; other messages do not split.
+func TestSubKey(t *testing.T) {
+	err := SubKey("paris", SubKey("x-1", errors.New("wrong type: got a string, want an integer")))
+	key, rest, ok := SplitSubKey(err.Error())
+	if !ok || key != "paris" || rest != ".x-1: wrong type: got a string, want an integer" {
+		t.Errorf("%q split into %q, %q, %v", err, key, rest, ok)
+	}
+	for _, msg := range []string{"got a string: want a place", ". paris: x", ".pa ris: x", "paris: x", ".paris:x"} {
+		if _, _, ok := SplitSubKey(msg); ok {
+			t.Errorf("%q split", msg)
+		}
 	}
 }

@@ -373,16 +373,32 @@ func (p *PlanarOp) Sample(rng *rand.Rand, x, k int, out []int) error {
 // operations the error wraps ErrIntractable (the claim TightEps <= eps
 // still holds).
 func (p *PlanarOp) TightEpsilon() (float64, error) {
-	m, n := p.In.Len(), p.Out.Len()
-	if ops := float64(m) * float64(m) * float64(n) / 2; ops > planarTightEpsMax {
-		return 0, fmt.Errorf("tight epsilon of the snapped planar Laplace on %v -> %v: a brute force over %.3g pairs of inputs and reports: %w (it is at most eps = %v)",
-			p.In, p.Out, ops, ErrIntractable, p.Eps)
+	if err := OpTightEpsLimit(PlanarLaplace{}, p.In, p.Out); err != nil {
+		return 0, fmt.Errorf("%w (it is at most eps = %v)", err, p.Eps)
 	}
 	ch, err := p.Dense()
 	if err != nil {
 		return 0, err
 	}
 	return kernels.TightEps(ch)
+}
+
+// OpTightEpsLimit says, before any channel is built, whether the tight
+// epsilon of the operator m builds from in to out is refused at that
+// size: an error wrapping ErrIntractable (the snapped planar Laplace's
+// brute force above about 2e9 operations, some 1,600 cells on a grid of
+// its own size), or nil. Callers report it before a run (an eps
+// calibration of such an operator is refused).
+func OpTightEpsLimit(m Operator, in, out kernels.Grid) error {
+	if _, ok := m.(PlanarLaplace); !ok {
+		return nil
+	}
+	a, n := in.Len(), out.Len()
+	if ops := float64(a) * float64(a) * float64(n) / 2; ops > planarTightEpsMax {
+		return fmt.Errorf("tight epsilon of the snapped planar Laplace on %v -> %v: a brute force over %.3g pairs of inputs and reports: %w",
+			in, out, ops, ErrIntractable)
+	}
+	return nil
 }
 
 // AvgDistortion is sum_x prior(x) sum_y C[x,y] d(x,y), in cells.

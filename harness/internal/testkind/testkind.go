@@ -58,7 +58,13 @@ type Params struct {
 	MemBytes int64         `toml:"mem_bytes"` // each job's memory estimate
 	Grid     Grid          `toml:"grid"`
 	Tags     []string      `toml:"tags"`
+	// TooBig are what the run will leave out by size
+	// (harness.SizeLimited), as the spec gives them.
+	TooBig []string `toml:"too_big" json:"too_big,omitempty"`
 }
+
+// SizeLimits implements harness.SizeLimited.
+func (p *Params) SizeLimits() []string { return p.TooBig }
 
 // Grid is a nested table, to test nested key errors.
 type Grid struct {

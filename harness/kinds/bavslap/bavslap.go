@@ -36,7 +36,7 @@ type params struct {
 	// SimsByCity overrides Sims for some datasets (the reference code ran
 	// 3 for SF: sims_by_city = {sf = 3}); a "default" entry for the
 	// others.
-	SimsByCity map[string]int `toml:"sims_by_city"`
+	SimsByCity param.ByDataset[int] `toml:"sims_by_city"`
 	// BAIterations and IBUIterations are fixed counts (reference: 10, 10).
 	BAIterations  int `toml:"ba_iterations"`
 	IBUIterations int `toml:"ibu_iterations"`

@@ -207,7 +207,7 @@ func points(p *params, c string) (lat, lon []float64, source string, err error) 
 		return nil, nil, "", err
 	}
 	defer fh.Close()
-	_, err = datasets.ScanPoints(fh, src.Path, src.Format, func(a, b float64, w int) error {
+	_, err = datasets.ScanPoints(fh, src.Path, src.Format, func(a, b, w float64) error {
 		if w > 0 && src.Region.Contains(a, b) {
 			lat, lon = append(lat, a), append(lon, b)
 		}

@@ -48,7 +48,7 @@ type params struct {
 	// col] ("default": for the datasets without an entry). A dataset
 	// without one uses its place A, and one without that gets no
 	// identification values.
-	A map[string]param.Loc `toml:"a"`
+	A param.ByDataset[param.Loc] `toml:"a"`
 
 	// reg is the mechanism registry the names come from (not a key).
 	reg *mechanism.Registry
@@ -68,7 +68,7 @@ type lpParams struct {
 	// Spanner: 0 all pairs, k >= 1 the spanner of mechanism.Optimal.
 	Spanner int `toml:"spanner"`
 	// Spanners overrides Spanner per dataset ("default": the others).
-	Spanners map[string]int `toml:"spanners"`
+	Spanners param.ByDataset[int] `toml:"spanners"`
 	// CalibrationTol, if > 0, replaces calibration_tol for the mechanisms
 	// solved as linear programs (their calibrations over eps cost a solve
 	// per step).
@@ -86,7 +86,7 @@ type lpParams struct {
 	// Coarsen maps a dataset to the block size the costly mechanisms are
 	// solved on (1: the full grid), with a "default" entry for the
 	// others; a dataset without either gets autoCoarsen's.
-	Coarsen map[string]int `toml:"coarsen"`
+	Coarsen param.ByDataset[int] `toml:"coarsen"`
 	// MaxConstraints skips LPs with more constraints (0: 1000 for gonum,
 	// 200000 for glpk).
 	MaxConstraints int `toml:"max_constraints"`
@@ -343,4 +343,50 @@ func (p *params) options(city string) mechanism.Options {
 		pm = mechanism.CellCentre
 	}
 	return mechanism.Options{BAIterations: p.BAIterations, PlanarPoint: pm, LPSolver: p.lpSolver(), LPMethod: p.LP.Method, LPSpanner: p.spanner(city)}
+}
+
+// SizeLimits implements harness.SizeLimited: per dataset and mechanism,
+// what the run will refuse or leave out by size, before any job runs:
+// an LP above its constraint limit (skipped), the eps calibration of a
+// structured channel whose tight epsilon is an intractable brute force
+// (refused; its tight_epsilon column is empty in the other
+// calibrations), and the Bayes error, dense by nature, above
+// mechanism.BayesErrorMaxOps operations on grids run as operators.
+func (p *params) SizeLimits() []string {
+	var out []string
+	for _, c := range p.Cities {
+		ds, err := p.Dataset(c, p.Rows)
+		if err != nil {
+			continue // Validate has refused it
+		}
+		g := ds.Grid
+		for _, name := range p.Mechanisms {
+			s := build(p, c, name, g)
+			at := fmt.Sprintf("%s, %s (%d x %d cells)", c, name, g.Rows, g.Cols)
+			if s.skip != "" {
+				out = append(out, fmt.Sprintf("%s: every job skipped: %s", at, s.skip))
+				continue
+			}
+			if !s.ops {
+				continue
+			}
+			if op, ok := s.m.(mechanism.Operator); ok {
+				if err := mechanism.OpTightEpsLimit(op, s.in, s.out); err != nil {
+					what := "tight_epsilon left empty"
+					switch {
+					case len(p.Calibrations) == 1 && p.Calibrations[0] == "eps":
+						what = "the eps calibration refused (calibration.csv, skipped.csv)"
+					case slices.Contains(p.Calibrations, "eps"):
+						what = "the eps calibration refused (calibration.csv, skipped.csv), and tight_epsilon left empty in the others"
+					}
+					out = append(out, fmt.Sprintf("%s: %s: %v", at, what, err))
+				}
+			}
+			if ops := float64(s.out.Len()) * float64(g.Len()) * float64(g.Len()); ops > mechanism.BayesErrorMaxOps {
+				out = append(out, fmt.Sprintf("%s: bayes_error left empty: a minimum over guesses for every report, O(|Y| |X|^2) = %.3g operations, above %.3g",
+					at, ops, mechanism.BayesErrorMaxOps))
+			}
+		}
+	}
+	return out
 }

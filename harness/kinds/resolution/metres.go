@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 	"privic/plots"
 )
 
@@ -82,7 +83,7 @@ func (m *metres) read(study string, pairs []Pair, xName, valueName string, rd re
 			src  []string
 			s    *side
 		}{{paperGrid, pr.Paper, &d.Paper}, {fineGrid, pr.Fine, &d.Fine}} {
-			*g.s = side{Experiment: g.src[0], Dataset: g.src[1], CellM: m.p.CellM[g.src[1]], Curves: curves{}}
+			*g.s = side{Experiment: g.src[0], Dataset: g.src[1], CellM: param.Get(m.p.CellM, g.src[1], 0), Curves: curves{}}
 			o, why := m.open(g.src[0])
 			if why == "" {
 				if err := rd(o, pr, g.s); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
 )
 
 // Kind returns the resolution kind.
@@ -22,7 +23,7 @@ func Kind() harness.Kind { return harness.Typed[*Params, job](def{}) }
 type Params struct {
 	// CellM is the side of a cell in metres of every dataset the pairs
 	// name (the presets: the side of the square of the mean cell's area).
-	CellM map[string]float64 `toml:"cell_m"`
+	CellM param.ByDataset[float64] `toml:"cell_m"`
 	// Claims are the claims compared, one per (claim, dataset).
 	Claims []ClaimSpec `toml:"claim"`
 	// BAvsLAP, PRIVIC, BetaSweep, Mechanisms and Elastic are the

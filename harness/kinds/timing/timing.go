@@ -30,8 +30,8 @@ type params struct {
 	Beta float64 `toml:"beta"`
 	// BAIterations and IBUIterations per dataset (paper Sec. V: Paris 8
 	// and 10, SF 5 and 5), with a "default" entry for the others.
-	BAIterations  map[string]int `toml:"ba_iterations"`
-	IBUIterations map[string]int `toml:"ibu_iterations"`
+	BAIterations  param.ByDataset[int] `toml:"ba_iterations"`
+	IBUIterations param.ByDataset[int] `toml:"ibu_iterations"`
 	// Repeats is the number of timed repetitions per kernel (the median
 	// is reported); one untimed warm-up run precedes them.
 	Repeats int `toml:"repeats"`

@@ -154,6 +154,18 @@ func (p *Places) Validate() error {
 	return ResolveOn(ds, p.Island, &p.A, &p.B)
 }
 
+// SizeLimits implements harness.SizeLimited for the kinds that measure
+// BA channels on the island (elastic, adversarial): above SVDMaxCells
+// cells the exact smallest singular value (a dense SVD) is left out for
+// its certified bounds.
+func (p *Places) SizeLimits() []string {
+	ds, err := p.Dataset(p.City, p.Rows)
+	if err != nil || ds.Grid.Len() <= SVDMaxCells {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s (%d x %d cells): %s", p.City, ds.Grid.Rows, ds.Grid.Cols, SkipReason(ds.Grid.Len()))}
+}
+
 // ResolveOn checks the island (key "island") on ds and resolves the
 // locations A and B (keys "a" and "b") on it, filling in the dataset's
 // places A and B where the spec leaves them out.

@@ -1,9 +1,13 @@
 package param
 
 import (
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 
 	"privic/datasets"
 )
@@ -165,5 +169,58 @@ func TestTitleAndCellWords(t *testing.T) {
 	}
 	if got := Metres(&datasets.Dataset{}, 1.5); got != "" {
 		t.Errorf("Metres without a cell size = %q, want empty", got)
+	}
+}
+
+// TestByDatasetFromTOML decodes per-dataset settings over a kind's
+// default table: a table merges into it, a plain value replaces every
+// entry and sets the default one, and any other value is refused.
+func TestByDatasetFromTOML(t *testing.T) {
+	type doc struct {
+		N ByDataset[int]     `toml:"n"`
+		F ByDataset[float64] `toml:"f"`
+		A ByDataset[Loc]     `toml:"a"`
+	}
+	decode := func(src string) (doc, error) {
+		d := doc{N: ByDataset[int]{"paris": 15, "sf": 8}, F: ByDataset[float64]{}}
+		_, err := toml.Decode(src, &d)
+		return d, err
+	}
+	for _, tc := range []struct {
+		src  string
+		want map[string]int
+	}{
+		{"", map[string]int{"paris": 15, "sf": 8}},
+		{"n = 6", map[string]int{"paris": 6, "sf": 6, "default": 6}},
+		{"n = {sf = 4}", map[string]int{"paris": 15, "sf": 4}},
+		{"n = {sf = 4, default = 6}", map[string]int{"paris": 15, "sf": 4, "default": 6}},
+	} {
+		d, err := decode(tc.src)
+		if err != nil {
+			t.Errorf("%q: %v", tc.src, err)
+			continue
+		}
+		if !maps.Equal(d.N, tc.want) {
+			t.Errorf("%q: %v, want %v", tc.src, d.N, tc.want)
+		}
+		if got := Get(d.N, "mine", 10); got != Get(tc.want, "mine", 10) {
+			t.Errorf("%q: a declared dataset gets %d", tc.src, got)
+		}
+	}
+	d, err := decode("f = 2\na = [1, 2]")
+	if err != nil || d.F["default"] != 2 || !slices.Equal(d.A["default"].Cell, Cell{1, 2}) {
+		t.Errorf("f = 2, a = [1, 2]: %v, %v", d, err)
+	}
+	for _, tc := range []struct{ src, want string }{
+		{`n = "6"`, "got a string, want an integer (one for every dataset) or a table"},
+		{"n = [6]", "got an array, want an integer"},
+		{"n = 6.5", "got a float, want an integer"},
+		{`n = {sf = "4"}`, "sf: wrong type: got a string, want an integer"},
+		{"f = true", "got a boolean, want a number"},
+		{"a = 3", "want a place name"},
+		{"a = {paris = 3}", "paris: want a place name"},
+	} {
+		_, err := decode(tc.src)
+		wantErr(t, tc.src, err, tc.want)
 	}
 }

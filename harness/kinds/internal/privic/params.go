@@ -101,24 +101,24 @@ func (v Variant) Validate(key string) error {
 // override one dataset and keep the others'.
 type Protocol struct {
 	param.Data
-	Beta          harness.Sweep  `toml:"beta"`
-	Rounds        int            `toml:"rounds"`
-	RoundsPerJob  int            `toml:"rounds_per_job"`
-	EMDReference  []string       `toml:"emd_reference"`
-	BatchFraction float64        `toml:"batch_fraction"`
-	BatchSize     map[string]int `toml:"batch_size"`
-	LaplaceEps    float64        `toml:"laplace_eps"`
-	Cycles        map[string]int `toml:"cycles"`
-	BAIterations  map[string]int `toml:"ba_iterations"`
-	IBUIterations map[string]int `toml:"ibu_iterations"`
-	BADelta       float64        `toml:"ba_delta"`
-	IBUDelta      float64        `toml:"ibu_delta"`
-	MaxIterations int            `toml:"max_iterations"`
-	FinalGIBU     bool           `toml:"final_gibu"`
-	GIBUStart     string         `toml:"gibu_start"`
-	GIBUIter      map[string]int `toml:"gibu_iterations"`
-	GIBUDelta     float64        `toml:"gibu_delta"`
-	FinalBA       bool           `toml:"final_ba"`
+	Beta          harness.Sweep        `toml:"beta"`
+	Rounds        int                  `toml:"rounds"`
+	RoundsPerJob  int                  `toml:"rounds_per_job"`
+	EMDReference  []string             `toml:"emd_reference"`
+	BatchFraction float64              `toml:"batch_fraction"`
+	BatchSize     param.ByDataset[int] `toml:"batch_size"`
+	LaplaceEps    float64              `toml:"laplace_eps"`
+	Cycles        param.ByDataset[int] `toml:"cycles"`
+	BAIterations  param.ByDataset[int] `toml:"ba_iterations"`
+	IBUIterations param.ByDataset[int] `toml:"ibu_iterations"`
+	BADelta       float64              `toml:"ba_delta"`
+	IBUDelta      float64              `toml:"ibu_delta"`
+	MaxIterations int                  `toml:"max_iterations"`
+	FinalGIBU     bool                 `toml:"final_gibu"`
+	GIBUStart     string               `toml:"gibu_start"`
+	GIBUIter      param.ByDataset[int] `toml:"gibu_iterations"`
+	GIBUDelta     float64              `toml:"gibu_delta"`
+	FinalBA       bool                 `toml:"final_ba"`
 }
 
 // The schedule of a dataset that neither the paper nor the spec gives
