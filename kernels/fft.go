@@ -3,6 +3,8 @@ package kernels
 import (
 	"math"
 	"math/bits"
+
+	"privic/kernels/internal/asm"
 )
 
 // fftConv computes 2-D linear convolutions of an R x C grid with an even
@@ -19,7 +21,7 @@ import (
 // Layout: every transform is done across the rows of a matrix whose rows
 // are long contiguous vectors (two planes, real and imaginary parts), so
 // that each butterfly is one vector operation with one twiddle factor
-// (butterflyDIF, butterflyDIT: assembly on amd64). The transforms along
+// (asm.ButterflyDIF, asm.ButterflyDIT: assembly on amd64). The transforms along
 // the grid's columns therefore work on the transposed, packed input A
 // (m rows of R entries: row j holds columns 2j and 2j+1), the transforms
 // along its rows on B (n0 rows of m+1 frequencies), and a product is
@@ -449,14 +451,14 @@ func colDIF(re, im []float64, n, vl, nz int, twRe, twIm []float64) {
 					wA := [2]float64{twRe[i*step], twIm[i*step]}
 					wB := [2]float64{twRe[(i+q)*step], twIm[(i+q)*step]}
 					wC := [2]float64{twRe[2*i*step], twIm[2*i*step]}
-					butterfly4DIF(re, im, o, j1-j0, wA, wB, wC)
+					asm.Butterfly4DIF(re, im, o, j1-j0, wA, wB, wC)
 				}
 			}
 		}
 		if h == 1 {
 			for s := 0; s < n; s += 2 {
 				a, b := s*vl, (s+1)*vl
-				butterflyDIF(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[0], twIm[0])
+				asm.ButterflyDIF(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[0], twIm[0])
 			}
 		}
 	}
@@ -479,7 +481,7 @@ func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
 						wA := [2]float64{twRe[i*step], twIm[i*step]}
 						wB := [2]float64{twRe[i*step/2], twIm[i*step/2]}
 						wC := [2]float64{twRe[(i+h)*step/2], twIm[(i+h)*step/2]}
-						butterfly4DIT(re, im, o, j1-j0, wA, wB, wC)
+						asm.Butterfly4DIT(re, im, o, j1-j0, wA, wB, wC)
 					}
 				}
 				h *= 2
@@ -501,68 +503,10 @@ func colDIT(re, im []float64, n, vl, nout int, twRe, twIm []float64) {
 			for s := 0; s < n; s += 2 * h {
 				for i := 0; i < h; i++ {
 					a, b := (s+i)*vl, (s+i+h)*vl
-					butterflyDIT(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[i*step], twIm[i*step])
+					asm.ButterflyDIT(re[a+j0:a+j1], im[a+j0:a+j1], re[b+j0:b+j1], im[b+j0:b+j1], twRe[i*step], twIm[i*step])
 				}
 			}
 		}
-	}
-}
-
-// rows4 returns the four rows at offsets o of the planes re, im.
-func rows4(re, im []float64, o [4]int, n int) (r, i [4][]float64) {
-	for k, off := range o {
-		r[k], i[k] = re[off:off+n], im[off:off+n]
-	}
-	return r, i
-}
-
-// butterfly4DIFGo is two radix-2 stages of colDIF on the rows at offsets
-// o (see radix4DIF).
-func butterfly4DIFGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
-	r, i := rows4(re, im, o, n)
-	butterflyDIFGo(r[0], i[0], r[2], i[2], wA[0], wA[1])
-	butterflyDIFGo(r[1], i[1], r[3], i[3], wB[0], wB[1])
-	butterflyDIFGo(r[0], i[0], r[1], i[1], wC[0], wC[1])
-	butterflyDIFGo(r[2], i[2], r[3], i[3], wC[0], wC[1])
-}
-
-// butterfly4DITGo is two radix-2 stages of colDIT on the rows at offsets
-// o (see radix4DIT).
-func butterfly4DITGo(re, im []float64, o [4]int, n int, wA, wB, wC [2]float64) {
-	r, i := rows4(re, im, o, n)
-	butterflyDITGo(r[0], i[0], r[1], i[1], wA[0], wA[1])
-	butterflyDITGo(r[2], i[2], r[3], i[3], wA[0], wA[1])
-	butterflyDITGo(r[0], i[0], r[2], i[2], wB[0], wB[1])
-	butterflyDITGo(r[1], i[1], r[3], i[3], wC[0], wC[1])
-}
-
-// butterflyDIFGo is the decimation-in-frequency butterfly on vectors with
-// one twiddle factor w: a' = a + b, b' = (a - b) w.
-func butterflyDIFGo(ar, ai, br, bi []float64, wr, wi float64) {
-	n := len(ar)
-	ai, br, bi = ai[:n], br[:n], bi[:n]
-	for j := range ar {
-		xr, xi := ar[j], ai[j]
-		yr, yi := br[j], bi[j]
-		ar[j], ai[j] = xr+yr, xi+yi
-		dr, di := xr-yr, xi-yi
-		br[j] = dr*wr - di*wi
-		bi[j] = dr*wi + di*wr
-	}
-}
-
-// butterflyDITGo is the decimation-in-time inverse butterfly: t = conj(w) b,
-// a' = a + t, b' = a - t.
-func butterflyDITGo(ar, ai, br, bi []float64, wr, wi float64) {
-	n := len(ar)
-	ai, br, bi = ai[:n], br[:n], bi[:n]
-	for j := range ar {
-		yr, yi := br[j], bi[j]
-		tr := yr*wr + yi*wi
-		ti := yi*wr - yr*wi
-		xr, xi := ar[j], ai[j]
-		ar[j], ai[j] = xr+tr, xi+ti
-		br[j], bi[j] = xr-tr, xi-ti
 	}
 }
 

@@ -3,6 +3,8 @@ package kernels
 import (
 	"fmt"
 	"math"
+
+	"privic/kernels/internal/asm"
 )
 
 // IBUConfig selects the stopping rule of IBU and GIBU.
@@ -99,7 +101,7 @@ type IBUWorkspace struct {
 	sites           [2]kprodSite // K a and K r of the factorised IBU
 	sitesFor        *kprod       // the plan sites describes
 	// Work of the last IBU or GIBU, for tests of its cost: careful steps
-	// taken, and passes over a dense channel (densePass calls).
+	// taken, and passes over a dense channel (asm.DensePass calls).
 	careful, passes int
 }
 
@@ -345,7 +347,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 		if !fresh {
 			clear(den)
 			w.passes++
-			densePass(p, m, n, r, den, theta, w.s, passAxpy)
+			asm.DensePass(p, m, n, r, den, theta, w.s, passAxpy)
 		}
 		fresh = false
 		if !ratios(r, b.Counts, den, scale) {
@@ -358,7 +360,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 				clear(den)
 			}
 			w.passes++
-			densePass(p, m, n, r, den, theta, w.s, mode)
+			asm.DensePass(p, m, n, r, den, theta, w.s, mode)
 			fresh = mode == passFused
 		}
 		sum := normalize(theta)
@@ -410,7 +412,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 			w.rs[t] = grow(w.rs[t], n)
 			clear(w.dens[t])
 			w.passes++
-			densePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
+			asm.DensePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
 			ok = ratios(w.rs[t], b.Counts, w.dens[t], scale) && ok
 		}
 		if ok {
@@ -419,7 +421,7 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 				ch := b.Channel
 				m, n := ch.In.Len(), ch.Out.Len()
 				w.passes++
-				densePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
+				asm.DensePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
 				for x, v := range dot {
 					s[x] += v
 				}

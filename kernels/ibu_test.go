@@ -324,44 +324,6 @@ func TestIBUZeroOutputs(t *testing.T) {
 	}
 }
 
-// TestDensePass checks the assembly passes against the portable ones on
-// sizes that exercise every row and column tail.
-func TestDensePass(t *testing.T) {
-	if !hasAVX2FMA {
-		t.Skip("no AVX2/FMA on this CPU: only the portable pass exists")
-	}
-	rng := rand.New(rand.NewPCG(29, 30))
-	for _, sz := range [][2]int{{1, 1}, {3, 5}, {4, 4}, {5, 8}, {7, 13}, {9, 17}, {16, 31}} {
-		m, n := sz[0], sz[1]
-		p := randVec(rng, m*n)
-		r := randVec(rng, n)
-		for _, mode := range []int{passDot, passAxpy, passUpdate, passFused} {
-			w0 := randVec(rng, m)
-			d0 := randVec(rng, n)
-			wa, da := append([]float64(nil), w0...), append([]float64(nil), d0...)
-			wg, dg := append([]float64(nil), w0...), append([]float64(nil), d0...)
-			densePassAVX2(p, m, n, r, da, wa, mode)
-			densePassGo(p, m, n, r, dg, wg, mode)
-			if d := max(maxRelDiff(wa, wg), maxRelDiff(da, dg)); d > 1e-14 {
-				t.Errorf("%dx%d mode %d: assembly and Go passes differ by %.3g", m, n, mode, d)
-			}
-		}
-		s, mn := rowStats(&p[0], len(p))
-		sg, mg := rowStatsGo(p)
-		if math.Abs(s-sg) > 1e-13*sg || mn != mg {
-			t.Errorf("rowStats %dx%d: (%v,%v), Go (%v,%v)", m, n, s, mn, sg, mg)
-		}
-	}
-	bad := []float64{0.5, 0.25, math.NaN(), 0.25, 0, 0, 0, 0, 0}
-	if s, _ := rowStats(&bad[0], len(bad)); !math.IsNaN(s) {
-		t.Errorf("rowStats sum with NaN = %v", s)
-	}
-	neg := []float64{0.5, 0.25, 0.5, 0.25, 0, 0, 0, -0.5, 0}
-	if _, mn := rowStats(&neg[0], len(neg)); mn != -0.5 {
-		t.Errorf("rowStats min = %v, want -0.5", mn)
-	}
-}
-
 func TestIBUWorkspaceAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	g, _ := NewGrid(8, 9)

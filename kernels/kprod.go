@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"sync"
+
+	"privic/kernels/internal/asm"
 )
 
 // kprod computes products y = K v with K(x, y) = k(d(x, y)) on an R x C
@@ -311,7 +313,7 @@ func (kp *kprod) sparse(dst, v []float64) {
 		ry, cy := y/C, y%C
 		for rx := 0; rx < R; rx++ {
 			base := (R-1+rx-ry)*ts + C - 1 - cy
-			axpyUnroll(vy, st.t[base:base+C], dst[rx*C:(rx+1)*C])
+			asm.AxpyUnroll(vy, st.t[base:base+C], dst[rx*C:(rx+1)*C])
 		}
 	}
 }
@@ -568,7 +570,7 @@ func (s *stencil) windowSum(x, rho int, v []float64) float64 {
 		// Table row of offset rx-ry; entry C-1+(cy-cx) is k at column
 		// offset cy-cx (the table is symmetric).
 		base := (R-1+rx-ry)*ts + C - 1 - cx
-		sum += dotUnroll(v[ry*C+c0:ry*C+c1+1], s.t[base+c0:base+c1+1])
+		sum += asm.DotUnroll(v[ry*C+c0:ry*C+c1+1], s.t[base+c0:base+c1+1])
 	}
 	return sum
 }
@@ -614,22 +616,9 @@ func (s *stencil) windowAll(dst, v []float64, rho int, scratch *[]float64) {
 					taps[e] = 0
 				}
 			}
-			firSym(acc, fp, taps)
+			asm.FIRSym(acc, fp, taps)
 		}
 		copy(dst[rx*C:(rx+1)*C], acc[:C])
-	}
-}
-
-// firSymGo is the portable firSym.
-func firSymGo(acc, fp, taps []float64) {
-	pad := len(taps) - 1
-	for j := range acc {
-		f := fp[j+pad:]
-		s := taps[0] * f[0]
-		for e := 1; e <= pad; e++ {
-			s += taps[e] * (fp[j+pad+e] + fp[j+pad-e])
-		}
-		acc[j] += s
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"gonum.org/v1/gonum/mat"
+
+	"privic/kernels/internal/asm"
 )
 
 // checkPriorChannel validates a prior over ch.In and the channel.
@@ -57,7 +59,7 @@ func marginal(prior []float64, ch *Channel) []float64 {
 	q := make([]float64, ch.Out.Len())
 	for x, p := range prior {
 		if p != 0 {
-			axpyUnroll(p, ch.Row(x), q)
+			asm.AxpyUnroll(p, ch.Row(x), q)
 		}
 	}
 	return q

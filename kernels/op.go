@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"privic/kernels/internal/asm"
 )
 
 // ChannelOp is a channel as an operator: what IBU, GIBU, obfuscation and
@@ -86,7 +88,7 @@ func (c *Channel) Apply(dst, v []float64) error {
 		return err
 	}
 	for x := range dst {
-		dst[x] = dotUnroll(c.Row(x), v)
+		dst[x] = asm.DotUnroll(c.Row(x), v)
 	}
 	return nil
 }
@@ -99,7 +101,7 @@ func (c *Channel) ApplyT(dst, u []float64) error {
 	clear(dst)
 	for x, w := range u {
 		if w != 0 {
-			axpyUnroll(w, c.Row(x), dst)
+			asm.AxpyUnroll(w, c.Row(x), dst)
 		}
 	}
 	return nil

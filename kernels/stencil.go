@@ -1,6 +1,10 @@
 package kernels
 
-import "math"
+import (
+	"math"
+
+	"privic/kernels/internal/asm"
+)
 
 // stencil is the kernel K(x, y) = exp(-beta d(x, y)) of a grid (or any
 // other function of the distance: BayesError uses d itself), stored by
@@ -127,12 +131,8 @@ func (s *stencil) padStride() int { return roundUp(s.cols, 4) }
 func (s *stencil) paddedLen() int { return 3 * s.rows * s.padStride() }
 
 // prod sets dst = K v. scratch must have scratchLen() entries. dst and v
-// must not overlap. It uses the AVX2/FMA kernel when the CPU has one.
+// must not overlap.
 func (s *stencil) prod(dst, v, scratch []float64) {
-	if !hasAVX2FMA {
-		s.prodGo(dst, v, s.cols)
-		return
-	}
 	R, C, cq := s.rows, s.cols, s.padStride()
 	mq := R * cq
 	v = v[:R*C]
@@ -153,10 +153,6 @@ func (s *stencil) prod(dst, v, scratch []float64) {
 // transformed input straight into it. scratch must have foldScratchLen()
 // entries. dst must not overlap vp.
 func (s *stencil) prodPadded(dst, vp, scratch []float64) {
-	if !hasAVX2FMA {
-		s.prodGo(dst, vp[s.rows*s.padStride():], s.padStride())
-		return
-	}
 	s.prodFold(dst, vp, scratch)
 }
 
@@ -165,8 +161,8 @@ func (s *stencil) prodPadded(dst, vp, scratch []float64) {
 // d = 0..max(rx, R-1-rx) (rows outside the grid are zero), and rows rx and
 // R-1-rx need the same number of distances. Rows are therefore taken in
 // the order 0, R-1, 1, R-2, ... and grouped by four; the four rows of a
-// group share every table row, which the 4x8 assembly kernel loads once
-// for four rows. Against the plain blocking this saves about a fifth of
+// group share every table row, which the block kernel (asm.StencilFold)
+// loads once for four rows. Against the plain blocking this saves about a fifth of
 // the multiply-adds and a third of the loads.
 //
 // vp is the input in the padded layout of paddedLen (zero rows on both
@@ -204,81 +200,19 @@ func (s *stencil) prodFold(dst, vp, scratch []float64) {
 				clear(u[i*mq : i*mq+nd*cq])
 				continue
 			}
-			foldRow(&u[i*mq], &vp[mq+rx*cq], cq, nd)
+			// Rows rx-nd+1 .. rx+nd-1 of the padded input: the zero rows
+			// on both sides stand for the rows outside the grid.
+			asm.FoldRow(u[i*mq:i*mq+nd*cq], vp[mq+(rx-nd+1)*cq:mq+(rx+nd)*cq], cq, nd)
 		}
 		j := 0
 		for _, w := range s.blocks {
-			t0 := &s.t[(R-1)*ts+C-1+j]
-			if w == 12 {
-				stencilFold4x12(&outb[j], cp, &u[0], mq, nd, C, t0, ts, cq-C)
-			} else {
-				stencilFold4x8(&outb[j], cp, &u[0], mq, nd, C, t0, ts, cq-C)
-			}
+			asm.StencilFold(w, outb[j:], cp, u, mq, nd, C, s.t[(R-1)*ts+j:], ts, cq-C)
 			j += w
 		}
 		for i, rx := range rows[:n] {
 			copy(dst[rx*C:(rx+1)*C], outb[i*cp:i*cp+C])
 		}
 	}
-}
-
-// prodGo is the portable product: the same axpy formulation in plain Go,
-// unrolled by four. Row ry of v starts at v[ry*stride].
-func (s *stencil) prodGo(dst, v []float64, stride int) {
-	R, C, ts := s.rows, s.cols, s.ts
-	dst = dst[:R*C]
-	v = v[:(R-1)*stride+C]
-	for rx := 0; rx < R; rx++ {
-		acc := dst[rx*C : (rx+1)*C : (rx+1)*C]
-		clear(acc)
-		for ry := 0; ry < R; ry++ {
-			base := (R - 1 + rx - ry) * ts
-			trow := s.t[base : base+2*C-1]
-			for cy, vv := range v[ry*stride : ry*stride+C] {
-				axpyUnroll(vv, trow[C-1-cy:2*C-1-cy], acc)
-			}
-		}
-	}
-}
-
-// axpyUnroll sets y += a*x for len(y) <= len(x), unrolled by four with the
-// bounds checks hoisted.
-func axpyUnroll(a float64, x, y []float64) {
-	n := len(y)
-	x = x[:n]
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		xs := x[i : i+4 : i+4]
-		ys := y[i : i+4 : i+4]
-		ys[0] += a * xs[0]
-		ys[1] += a * xs[1]
-		ys[2] += a * xs[2]
-		ys[3] += a * xs[3]
-	}
-	for ; i < n; i++ {
-		y[i] += a * x[i]
-	}
-}
-
-// dotUnroll returns sum x[i]*y[i] for len(x) == len(y), with four
-// independent accumulators.
-func dotUnroll(x, y []float64) float64 {
-	n := len(x)
-	y = y[:n]
-	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= n; i += 4 {
-		xs := x[i : i+4 : i+4]
-		ys := y[i : i+4 : i+4]
-		s0 += xs[0] * ys[0]
-		s1 += xs[1] * ys[1]
-		s2 += xs[2] * ys[2]
-		s3 += xs[3] * ys[3]
-	}
-	for ; i < n; i++ {
-		s0 += x[i] * y[i]
-	}
-	return (s0 + s1) + (s2 + s3)
 }
 
 // lprod sets dst[x] = log sum_y exp(a[y] - beta d(x, y)), the product with K

@@ -1,9 +1,9 @@
-//go:build amd64 && !purego
+//go:build !purego
 
 #include "textflag.h"
 #include "avx_amd64.h"
 
-// func ibuRows4(c *float64, n int, r *float64, den *float64, w *float64, mode int)
+// func ibuRows4AVX(c []float64, n int, r, den, w []float64, mode int)
 //
 // IBU passes over the four channel rows c_i = c[i*n:(i+1)*n], i < 4, with
 // s_i = sum_j c_i[j]*r[j]. Mode bits:
@@ -15,13 +15,13 @@
 // Mode 7 is one whole IBU step for four rows: the rows are read from memory
 // once and from L1 the second time, so an IBU iteration streams the
 // channel once.
-TEXT ·ibuRows4(SB), NOSPLIT, $0-48
-	MOVQ c+0(FP), AX
-	MOVQ n+8(FP), R8
-	MOVQ r+16(FP), SI
-	MOVQ den+24(FP), DI
-	MOVQ w+32(FP), DX
-	MOVQ mode+40(FP), R12
+TEXT ·ibuRows4AVX(SB), NOSPLIT, $0-112
+	MOVQ c_base+0(FP), AX
+	MOVQ n+24(FP), R8
+	MOVQ r_base+32(FP), SI
+	MOVQ den_base+56(FP), DI
+	MOVQ w_base+80(FP), DX
+	MOVQ mode+104(FP), R12
 	MOVQ R8, R10
 	SHLQ $3, R10            // row stride in bytes
 	LEAQ (R10)(R10*2), R11  // 3 rows in bytes
@@ -176,13 +176,13 @@ done:
 	VZEROUPPER
 	RET
 
-// func rowStats(p *float64, n int) (sum, minv float64)
+// func rowStatsAVX(p []float64) (sum, minv float64)
 //
-// Sum and minimum of p[0:n] (n >= 1), for validating channel rows at
+// Sum and minimum of p (len(p) >= 1), for validating channel rows at
 // memory speed. A NaN or infinite entry makes the sum non-finite.
-TEXT ·rowStats(SB), NOSPLIT, $0-32
-	MOVQ         p+0(FP), SI
-	MOVQ         n+8(FP), CX
+TEXT ·rowStatsAVX(SB), NOSPLIT, $0-40
+	MOVQ         p_base+0(FP), SI
+	MOVQ         p_len+8(FP), CX
 	VXORPD       Y0, Y0, Y0
 	VXORPD       Y1, Y1, Y1
 	VBROADCASTSD (SI), Y2
@@ -232,7 +232,7 @@ statstail:
 	JNZ    statstail
 
 statsdone:
-	VMOVSD X0, sum+16(FP)
-	VMOVSD X2, minv+24(FP)
+	VMOVSD X0, sum+24(FP)
+	VMOVSD X2, minv+32(FP)
 	VZEROUPPER
 	RET

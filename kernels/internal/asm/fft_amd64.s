@@ -1,20 +1,20 @@
-//go:build amd64 && !purego
+//go:build !purego
 
 #include "textflag.h"
 #include "avx_amd64.h"
 
-// BUTTERFLY_ARGS loads the arguments of butterflyDIF4 and butterflyDIT4:
+// BUTTERFLY_ARGS loads the arguments of butterflyDIFAVX and butterflyDITAVX:
 // the rows in DI, SI, R8, R9, w broadcast in Y14, Y15, the byte length in
 // CX and the bytes in whole pairs of vectors in DX (flags set by the last
 // instruction, ZF when there is no pair); AX = 0 is the byte offset.
 #define BUTTERFLY_ARGS \
-	MOVQ         ar+0(FP), DI; \
-	MOVQ         ai+8(FP), SI; \
-	MOVQ         br+16(FP), R8; \
-	MOVQ         bi+24(FP), R9; \
-	MOVQ         n+32(FP), CX; \
-	VBROADCASTSD wr+40(FP), Y14; \
-	VBROADCASTSD wi+48(FP), Y15; \
+	MOVQ         ar_base+0(FP), DI; \
+	MOVQ         ar_len+8(FP), CX; \
+	MOVQ         ai_base+24(FP), SI; \
+	MOVQ         br_base+48(FP), R8; \
+	MOVQ         bi_base+72(FP), R9; \
+	VBROADCASTSD wr+96(FP), Y14; \
+	VBROADCASTSD wi+104(FP), Y15; \
 	SHLQ         $3, CX; \
 	XORQ         AX, AX; \
 	MOVQ         CX, DX; \
@@ -38,26 +38,32 @@
 	VMOVUPD yr, off(R8)(AX*1); \
 	VMOVUPD yi, off(R9)(AX*1)
 
-// RADIX4_ARGS loads the arguments of radix4DIF and radix4DIT: the rows
-// x0r, x0i, ..., x3i in AX, BX, CX, DX, SI, DI, R8, R9, the twiddles wA,
-// wB, wC broadcast in Y10 to Y15, the byte length in R10; R11 = 0 is the
-// byte offset.
+// RADIX4_ARGS loads the arguments of radix4DIFAVX and radix4DITAVX: the
+// rows x0r, x0i, ..., x3i (re and im at offsets o0 to o3) in AX, BX, CX,
+// DX, SI, DI, R8, R9, the twiddles wA, wB, wC broadcast in Y10 to Y15, the
+// byte length in R10; R11 = 0 is the byte offset.
 #define RADIX4_ARGS \
-	MOVQ         x0r+0(FP), AX; \
-	MOVQ         x0i+8(FP), BX; \
-	MOVQ         x1r+16(FP), CX; \
-	MOVQ         x1i+24(FP), DX; \
-	MOVQ         x2r+32(FP), SI; \
-	MOVQ         x2i+40(FP), DI; \
-	MOVQ         x3r+48(FP), R8; \
-	MOVQ         x3i+56(FP), R9; \
-	MOVQ         n+64(FP), R10; \
-	VBROADCASTSD wAr+72(FP), Y10; \
-	VBROADCASTSD wAi+80(FP), Y11; \
-	VBROADCASTSD wBr+88(FP), Y12; \
-	VBROADCASTSD wBi+96(FP), Y13; \
-	VBROADCASTSD wCr+104(FP), Y14; \
-	VBROADCASTSD wCi+112(FP), Y15; \
+	MOVQ         re_base+0(FP), R12; \
+	MOVQ         im_base+24(FP), R13; \
+	MOVQ         o0+48(FP), R14; \
+	LEAQ         (R12)(R14*8), AX; \
+	LEAQ         (R13)(R14*8), BX; \
+	MOVQ         o1+56(FP), R14; \
+	LEAQ         (R12)(R14*8), CX; \
+	LEAQ         (R13)(R14*8), DX; \
+	MOVQ         o2+64(FP), R14; \
+	LEAQ         (R12)(R14*8), SI; \
+	LEAQ         (R13)(R14*8), DI; \
+	MOVQ         o3+72(FP), R14; \
+	LEAQ         (R12)(R14*8), R8; \
+	LEAQ         (R13)(R14*8), R9; \
+	MOVQ         n+80(FP), R10; \
+	VBROADCASTSD wAr+88(FP), Y10; \
+	VBROADCASTSD wAi+96(FP), Y11; \
+	VBROADCASTSD wBr+104(FP), Y12; \
+	VBROADCASTSD wBi+112(FP), Y13; \
+	VBROADCASTSD wCr+120(FP), Y14; \
+	VBROADCASTSD wCi+128(FP), Y15; \
 	SHLQ         $3, R10; \
 	XORQ         R11, R11
 
@@ -73,11 +79,11 @@
 	VMOVUPD (R8)(R11*1), x3r; \
 	VMOVUPD (R9)(R11*1), x3i
 
-// func butterflyDIF4(ar, ai, br, bi *float64, n int, wr, wi float64)
+// func butterflyDIFAVX(ar, ai, br, bi []float64, wr, wi float64)
 //
-// For j < n (a multiple of 4): with x = (ar, ai)[j], y = (br, bi)[j],
+// For j < n = len(ar) (a multiple of 4): with x = (ar, ai)[j], y = (br, bi)[j],
 // (ar, ai)[j] = x + y and (br, bi)[j] = (x - y) w.
-TEXT ·butterflyDIF4(SB), NOSPLIT, $0-56
+TEXT ·butterflyDIFAVX(SB), NOSPLIT, $0-112
 	BUTTERFLY_ARGS
 	JZ dif_tail
 
@@ -112,11 +118,11 @@ dif_done:
 	VZEROUPPER
 	RET
 
-// func butterflyDIT4(ar, ai, br, bi *float64, n int, wr, wi float64)
+// func butterflyDITAVX(ar, ai, br, bi []float64, wr, wi float64)
 //
-// For j < n (a multiple of 4): with x = (ar, ai)[j], t = conj(w) (br, bi)[j],
+// For j < n = len(ar) (a multiple of 4): with x = (ar, ai)[j], t = conj(w) (br, bi)[j],
 // (ar, ai)[j] = x + t and (br, bi)[j] = x - t.
-TEXT ·butterflyDIT4(SB), NOSPLIT, $0-56
+TEXT ·butterflyDITAVX(SB), NOSPLIT, $0-112
 	BUTTERFLY_ARGS
 	JZ dit_tail
 
@@ -151,17 +157,18 @@ dit_done:
 	VZEROUPPER
 	RET
 
-// func firSym8(acc, f *float64, n int, taps *float64, ntaps int)
+// func firSymAVX(acc, fp, taps []float64)
 //
-// For j < n (a multiple of 8): acc[j] += taps[0] f[j] +
-// sum_{1 <= e < ntaps} taps[e] (f[j+e] + f[j-e]); f must be readable from
-// index -(ntaps-1) to n+ntaps-2.
-TEXT ·firSym8(SB), NOSPLIT, $0-40
-	MOVQ acc+0(FP), DI
-	MOVQ f+8(FP), SI
-	MOVQ n+16(FP), CX
-	MOVQ taps+24(FP), DX
-	MOVQ ntaps+32(FP), R8
+// For j < n = len(acc) (a multiple of 8), with ntaps = len(taps) and
+// f = fp[ntaps-1:]: acc[j] += taps[0] f[j] + sum_{1 <= e < ntaps}
+// taps[e] (f[j+e] + f[j-e]); fp has n + 2(ntaps-1) entries.
+TEXT ·firSymAVX(SB), NOSPLIT, $0-72
+	MOVQ acc_base+0(FP), DI
+	MOVQ acc_len+8(FP), CX
+	MOVQ fp_base+24(FP), SI
+	MOVQ taps_base+48(FP), DX
+	MOVQ taps_len+56(FP), R8
+	LEAQ -8(SI)(R8*8), SI    // f = &fp[ntaps-1]
 	SHLQ $3, CX
 	XORQ AX, AX              // byte offset of j
 
@@ -220,14 +227,14 @@ fir_done:
 	VMOVUPD yr, (br)(R11*1); \
 	VMOVUPD yi, (bi)(R11*1)
 
-// func radix4DIF(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i *float64, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
+// func radix4DIFAVX(re, im []float64, o0, o1, o2, o3, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
 //
 // Two decimation-in-frequency stages fused: rows x0 = row i, x1 = row
 // i+h/2, x2 = row i+h, x3 = row i+3h/2 of a stage of half-width h and the
-// next. The same operations as butterflyDIF4 on (x0, x2) with wA, on
+// next. The same operations as butterflyDIFAVX on (x0, x2) with wA, on
 // (x1, x3) with wB, then on (x0, x1) and (x2, x3) with wC, in registers:
 // the results are bit for bit those of the two stages.
-TEXT ·radix4DIF(SB), NOSPLIT, $0-120
+TEXT ·radix4DIFAVX(SB), NOSPLIT, $0-136
 	RADIX4_ARGS
 
 r4dif_loop:
@@ -258,12 +265,12 @@ r4dif_done:
 	CMULCONJ(yr, yi, wr, wi, Y8, Y9); \
 	DIFFSUM(xr, xi, Y8, Y9, xr, xi, yr, yi)
 
-// func radix4DIT(x0r, x0i, x1r, x1i, x2r, x2i, x3r, x3i *float64, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
+// func radix4DITAVX(re, im []float64, o0, o1, o2, o3, n int, wAr, wAi, wBr, wBi, wCr, wCi float64)
 //
 // Two decimation-in-time stages fused: rows x0 = row i, x1 = row i+h,
-// x2 = row i+2h, x3 = row i+3h; butterflyDIT4 on (x0, x1) and (x2, x3)
+// x2 = row i+2h, x3 = row i+3h; butterflyDITAVX on (x0, x1) and (x2, x3)
 // with wA, then on (x0, x2) with wB and (x1, x3) with wC, in registers.
-TEXT ·radix4DIT(SB), NOSPLIT, $0-120
+TEXT ·radix4DITAVX(SB), NOSPLIT, $0-136
 	RADIX4_ARGS
 
 r4dit_loop:

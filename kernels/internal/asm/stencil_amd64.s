@@ -1,36 +1,38 @@
-//go:build amd64 && !purego
+//go:build !purego
 
 #include "textflag.h"
 #include "avx_amd64.h"
 
-// FOLD_ARGS loads the arguments of stencilFold4x8 and stencilFold4x12:
-// out in DI with its row stride in bytes in R12, u in SI with the
-// distance between the four u rows in R13 (3 times it in R14), the d
-// counter nd in R9, C in R8, the table pointer for d = 0 in DX, ts in
-// bytes in R10 and the padding after each row of u, in bytes, in R15.
+// FOLD_ARGS loads the arguments of stencilFold4x8AVX and
+// stencilFold4x12AVX: out in DI with its row stride in bytes in R12, u in
+// SI with the distance between the four u rows in R13 (3 times it in
+// R14), the d counter nd in R9, c in R8, the table pointer for d = 0 and
+// cy = 0 (&t[c-1]) in DX, ts in bytes in R10 and the padding after each
+// row of u, in bytes, in R15.
 #define FOLD_ARGS \
-	MOVQ out+0(FP), DI; \
-	MOVQ outStride+8(FP), R12; \
+	MOVQ out_base+0(FP), DI; \
+	MOVQ outStride+24(FP), R12; \
 	SHLQ $3, R12; \
-	MOVQ u+16(FP), SI; \
-	MOVQ ustride+24(FP), R13; \
+	MOVQ u_base+32(FP), SI; \
+	MOVQ ustride+56(FP), R13; \
 	SHLQ $3, R13; \
 	LEAQ (R13)(R13*2), R14; \
-	MOVQ nd+32(FP), R9; \
-	MOVQ C+40(FP), R8; \
-	MOVQ t+48(FP), DX; \
-	MOVQ ts+56(FP), R10; \
+	MOVQ nd+64(FP), R9; \
+	MOVQ c+72(FP), R8; \
+	MOVQ t_base+80(FP), DX; \
+	LEAQ -8(DX)(R8*8), DX; \
+	MOVQ ts+104(FP), R10; \
 	SHLQ $3, R10; \
-	MOVQ upad+64(FP), R15; \
+	MOVQ upad+112(FP), R15; \
 	SHLQ $3, R15
 
-// func stencilFold4x8(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int, upad int)
+// func stencilFold4x8AVX(out []float64, outStride int, u []float64, ustride, nd, c int, t []float64, ts, upad int)
 //
 // Row-folded variant: the four output rows share the table row of each
 // row distance d, and the inputs arrive pre-folded, u_i[d, cy] =
 // v[rx_i-d, cy] + v[rx_i+d, cy], so every step is two table loads reused by
 // four rows, four broadcasts and eight independent FMAs.
-TEXT ·stencilFold4x8(SB), NOSPLIT, $0-72
+TEXT ·stencilFold4x8AVX(SB), NOSPLIT, $0-120
 	FOLD_ARGS
 
 	ZERO8
@@ -78,18 +80,22 @@ cloop:
 	VZEROUPPER
 	RET
 
-// func foldRow(u, center *float64, cq, nd int)
+// func foldRowAVX(u, v []float64, cq, nd int)
 //
-// The row folds of one output row for stencil.prodFold, on rows of cq
-// entries (cq a multiple of 4): with center pointing at row rx of a copy of
-// v padded by zero rows above and below, u[0:cq] = center[0:cq] and, for
-// 1 <= d < nd, u[d*cq:(d+1)*cq] = center[-d*cq:] + center[d*cq:].
-TEXT ·foldRow(SB), NOSPLIT, $0-32
-	MOVQ u+0(FP), DI
-	MOVQ center+8(FP), SI   // row rx-d
-	MOVQ cq+16(FP), R8
-	MOVQ nd+24(FP), R9
+// The row folds of one output row, on rows of cq entries (cq a multiple of
+// 4): with center = v[(nd-1)*cq:] (the middle one of 2nd-1 rows),
+// u[0:cq] = center[0:cq] and, for 1 <= d < nd, u[d*cq:(d+1)*cq] =
+// center[-d*cq:] + center[d*cq:].
+TEXT ·foldRowAVX(SB), NOSPLIT, $0-64
+	MOVQ u_base+0(FP), DI
+	MOVQ v_base+24(FP), SI
+	MOVQ cq+48(FP), R8
+	MOVQ nd+56(FP), R9
 	SHLQ $3, R8             // row length in bytes, a multiple of 32
+	MOVQ R9, R11
+	DECQ R11
+	IMULQ R8, R11
+	ADDQ R11, SI            // the centre row; row rx-d below
 	XORQ AX, AX
 fcopy:
 	VMOVUPD (SI)(AX*1), Y0
@@ -134,11 +140,11 @@ fdone:
 	VZEROUPPER
 	RET
 
-// func stencilFold4x12(out *float64, outStride int, u *float64, ustride int, nd int, C int, t *float64, ts int, upad int)
+// func stencilFold4x12AVX(out []float64, outStride int, u []float64, ustride, nd, c int, t []float64, ts, upad int)
 //
-// stencilFold4x8 for 12 columns: twelve accumulators leave the FMA units
+// stencilFold4x8AVX for 12 columns: twelve accumulators leave the FMA units
 // more independent chains than their latency needs.
-TEXT ·stencilFold4x12(SB), NOSPLIT, $0-72
+TEXT ·stencilFold4x12AVX(SB), NOSPLIT, $0-120
 	FOLD_ARGS
 
 	ZERO8
