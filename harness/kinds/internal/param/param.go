@@ -141,6 +141,16 @@ func Presets() []string { return datasets.CityNames() }
 // Validate checks params.cities.
 func (d *Data) Validate() error { return d.List("cities", d.Cities) }
 
+// DatasetTitles implements harness.DatasetTitler: the titles of the
+// datasets, in the order of the list.
+func (d *Data) DatasetTitles() []string {
+	out := make([]string, len(d.Cities))
+	for i, c := range d.Cities {
+		out[i] = d.Title(c)
+	}
+	return out
+}
+
 // Load loads every dataset, in the order of the list.
 func (d *Data) Load() ([]*datasets.Dataset, error) {
 	out := make([]*datasets.Dataset, len(d.Cities))

@@ -224,3 +224,12 @@ func TestByDatasetFromTOML(t *testing.T) {
 		wantErr(t, tc.src, err, tc.want)
 	}
 }
+
+// TestDatasetTitles: the titles the manifest and the report's headings
+// show are the datasets' own, in the spec's order.
+func TestDatasetTitles(t *testing.T) {
+	d := Data{Cities: []string{"sf", "paris"}}
+	if got, want := d.DatasetTitles(), []string{"San Francisco", "Paris"}; !slices.Equal(got, want) {
+		t.Errorf("DatasetTitles = %q, want %q", got, want)
+	}
+}
