@@ -340,6 +340,17 @@ func Metres(ds *datasets.Dataset, cells float64) string {
 	return harness.FormatFloat(cells * ds.CellM)
 }
 
+// MapMetres are the sides of ds's cells in metres that its maps show on
+// their axes (plots.HeatOptions.CellWidthM and CellHeightM): a declared
+// dataset's, when known. Zero for the presets, whose figures keep the
+// paper's row and column numbers, and for cells of unknown size.
+func MapMetres(ds *datasets.Dataset) (width, height float64) {
+	if ds.Preset || ds.CellWidthM <= 0 || ds.CellHeightM <= 0 {
+		return 0, 0
+	}
+	return ds.CellWidthM, ds.CellHeightM
+}
+
 // CellSize is ds's cell size in metres for a table, "" when unknown.
 func CellSize(ds *datasets.Dataset) string { return Metres(ds, 1) }
 
