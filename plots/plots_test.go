@@ -950,7 +950,7 @@ func TestScatterWeights(t *testing.T) {
 	for _, e := range lp.legend.entries {
 		names = append(names, e.name)
 	}
-	if !slices.Equal(names, []string{"check-ins", "100 check-ins", "1 check-ins"}) {
+	if !slices.Equal(names, []string{"check-ins", "100 check-ins", "1 check-in"}) {
 		t.Errorf("legend %q, want the set and the weights of the largest and smallest markers", names)
 	}
 	f, err := ScatterWith("t", "x", "y", []PointSet{set}, ScatterOptions{WeightUnit: "check-ins"})

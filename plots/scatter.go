@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -38,9 +39,9 @@ type ScatterOptions struct {
 	// MaxMarkerRadius is the radius of the place of largest weight; 0
 	// means 6 pt.
 	MaxMarkerRadius vg.Length
-	// WeightUnit names what a weight counts ("check-ins"): when the
-	// weights of places differ, the legend shows the largest and the
-	// smallest marker with the weight each stands for.
+	// WeightUnit names what a weight counts, in the plural ("check-ins"):
+	// when the weights of places differ, the legend shows the largest and
+	// the smallest marker with the weight each stands for ("1 check-in").
 	WeightUnit string
 }
 
@@ -187,7 +188,11 @@ func newScatterPlot(title, xlabel, ylabel string, sets []PointSet, opt ScatterOp
 		grey := color.NRGBA{0x55, 0x55, 0x55, 150}
 		for _, w := range []float64{wmax, wmin} {
 			g := draw.GlyphStyle{Color: grey, Radius: markerRadius(w, wmin, wmax, rmin, rmax), Shape: draw.CircleGlyph{}}
-			lp.legend.entries = append(lp.legend.entries, legendEntry{name: formatWeight(w) + " " + opt.WeightUnit, glyph: &g})
+			unit := opt.WeightUnit
+			if w == 1 {
+				unit = strings.TrimSuffix(unit, "s") // 1 check-in
+			}
+			lp.legend.entries = append(lp.legend.entries, legendEntry{name: formatWeight(w) + " " + unit, glyph: &g})
 		}
 	}
 	setRange(&p.X, xmin, xmax, false, 0.03)

@@ -207,13 +207,33 @@ func wrapText(st text.Style, s string, w vg.Length) []string {
 	return lines
 }
 
-// fitText wraps s to width w (at most maxLines lines), shrinking the font
-// (down to 60%) until every line fits; it returns the style and lines.
+// balancedWrap is wrapText with lines of even length: the narrowest
+// width that still takes as few lines as w does.
+func balancedWrap(st text.Style, s string, w vg.Length) []string {
+	lines := wrapText(st, s, w)
+	if len(lines) < 2 {
+		return lines
+	}
+	lo, hi := w/vg.Length(len(lines))/2, w
+	for range 20 {
+		mid := (lo + hi) / 2
+		if len(wrapText(st, s, mid)) > len(lines) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return wrapText(st, s, hi)
+}
+
+// fitText wraps s to width w (at most maxLines lines, of even length),
+// shrinking the font (down to 60%) until every line fits; it returns the
+// style and lines.
 func fitText(st text.Style, s string, w vg.Length, maxLines int) (text.Style, []string) {
 	size := st.Font.Size
 	for f := 1.0; ; f -= 0.05 {
 		st.Font.Size = size * vg.Length(f)
-		lines := wrapText(st, s, w)
+		lines := balancedWrap(st, s, w)
 		fits := len(lines) <= maxLines
 		for _, l := range lines {
 			fits = fits && st.Width(l) <= w
