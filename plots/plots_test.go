@@ -856,6 +856,13 @@ func TestTitlesFit(t *testing.T) {
 			}
 		}
 	}
+	// Never broken next to "=": a value stays with its name.
+	for w := vg.Length(40); w < 300; w += 10 {
+		got := strings.Join(wrapText(textStyle(panelTitleSize, true), "LAP, ε = 0.0799 (β = 0.0401), 7.55% off-grid", w), "\n")
+		if !strings.Contains(got, "ε = 0.0799") || !strings.Contains(got, "(β = 0.0401),") {
+			t.Errorf("at width %v the title broke next to an '=':\n%s", w, got)
+		}
+	}
 	// The wrapped lines each fit the width asked for.
 	st := textStyle(figTitleSize, true)
 	st2, ls := fitText(st, long, 200, 3)

@@ -185,12 +185,24 @@ func (s Style) resolve(i int) (color.RGBA, draw.GlyphDrawer, []vg.Length) {
 	return s.Color, g, dash
 }
 
-// wrapText breaks s at spaces into lines no wider than w in style st; a
-// word wider than w alone stays on its own line (see fitText).
+// wrapText breaks s at spaces into lines no wider than w in style st,
+// never next to an "=" or "±" ("β = 0.5" stays on one line); a word wider
+// than w alone stays on its own line (see fitText).
 func wrapText(st text.Style, s string, w vg.Length) []string {
+	var words []string
+	glue := false
+	for _, word := range strings.Fields(s) {
+		sticky := word == "=" || word == "±"
+		if len(words) > 0 && (glue || sticky) {
+			words[len(words)-1] += " " + word
+		} else {
+			words = append(words, word)
+		}
+		glue = sticky
+	}
 	var lines []string
 	line := ""
-	for _, word := range strings.Fields(s) {
+	for _, word := range words {
 		switch {
 		case line == "":
 			line = word
