@@ -585,14 +585,9 @@ cmd_report_page() {
 		figures=$((figures + 1))
 		[ -s "$dir/$src" ] || { echo "report-page: figure $src is missing" >&2; problems=1; }
 	done < <(grep -o '<img src="[^"]*"' "$tmp/dom.html" | sed 's/^<img src="//; s/"$//' | sort -u)
-	chromium "${CHROMIUM_FLAGS[@]}" --user-data-dir="$tmp/profile2" --window-size=1000,1400 --force-device-scale-factor=1 \
+	chromium "${CHROMIUM_FLAGS[@]}" --user-data-dir="$tmp/profile2" --window-size=1000,1300 --force-device-scale-factor=1 \
 		--screenshot="$tmp/shot.png" "file://$page" >/dev/null 2>"$tmp/log" ||
 		{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "report-page: chromium could not take the screenshot"; }
-	# A palette of 64 colours keeps the committed PNG small, where
-	# ImageMagick is installed.
-	if command -v convert >/dev/null 2>&1; then
-		convert "$tmp/shot.png" -colors 64 "PNG8:$tmp/small.png" && mv "$tmp/small.png" "$tmp/shot.png"
-	fi
 	mv "$tmp/shot.png" "$dir/report-page.png"
 	rm -rf "$tmp"
 	echo "run.sh: report-page: $page loaded in $(chromium --version 2>/dev/null); $figures figures shown; screenshot $dir/report-page.png"
