@@ -518,7 +518,16 @@ func (lp *linePlot) logLevelTicks(c draw.Canvas) []plot.Tick {
 		if s := strconv.FormatFloat(v, 'g', 6, 64); !strings.Contains(s, "e") {
 			return s
 		}
-		return formatTick(v, v)
+		// Three significant digits: 1048576 is 1.05e6, 1e6 is 1e6.
+		mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+		sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
+		if sign == "+" {
+			sign = ""
+		}
+		return mant + "e" + sign + digits
 	}
 	near := func(u, v float64) bool { return math.Abs(u-v) <= 1e-9*math.Abs(v) }
 	// Every level labelled, logTicks' ticks kept unlabelled between them.
