@@ -107,6 +107,10 @@ usage: ./run.sh [COMMAND] [ARGS]
                         size with its peak memory, then the NumPy peer if present, into
                         results/bench/scale-<date>.txt; ARGS filter the sizes (e.g. BA10/256)
   profile SPEC          run SPEC with CPU and allocation profiles; prints the pprof commands
+  report-page [DIR]     write DIR/REPORT.md and .html again (DIR: results) and open the page in
+                        headless Chromium (Debian's chromium, installed if missing): checks that
+                        the page has its contents and every figure it links, and writes a
+                        screenshot of its top to DIR/report-page.png
   fetch-data [ARGS]     download the SNAP Gowalla check-ins and build the city subsets
   datasets [ARGS]       regenerate the embedded per-cell counts in datasets/
   help                  this text
@@ -535,6 +539,61 @@ cmd_specs() {
 	"$BIN" report
 }
 
+# CHROMIUM_FLAGS start Chromium headless on a machine without a display,
+# sandbox or network: no first-run, sync, update or background requests.
+CHROMIUM_FLAGS=(--headless --no-sandbox --disable-gpu --disable-quic --no-first-run
+	--disable-background-networking --disable-component-update --disable-sync --hide-scrollbars)
+
+# ensure_chromium installs Debian's chromium where it is missing and this
+# shell may (root with apt-get); only report-page needs it.
+ensure_chromium() {
+	command -v chromium >/dev/null 2>&1 && return 0
+	if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+		echo "run.sh: installing Debian's chromium (for report-page)" >&2
+		{ apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1 ||
+			die "could not install chromium (apt-get install chromium)"
+	fi
+	command -v chromium >/dev/null 2>&1 || die "report-page needs Chromium: apt-get install chromium"
+}
+
+# cmd_report_page regenerates DIR's report, loads REPORT.html in headless
+# Chromium, checks what the browser built (the table of contents, every
+# heading it links to, every figure file the page shows) and saves a
+# screenshot of the page's top as DIR/report-page.png.
+cmd_report_page() {
+	local dir=${1:-results}
+	[ -d "$dir" ] || die "report-page: no directory $dir"
+	build
+	ensure_chromium
+	"$BIN" report --out "$dir" 2>/dev/null
+	local page tmp
+	page="$(cd "$dir" && pwd)/REPORT.html"
+	tmp=$(mktemp -d)
+	# A fresh profile each time: nothing of an earlier session leaks in.
+	chromium "${CHROMIUM_FLAGS[@]}" --user-data-dir="$tmp/profile" --dump-dom "file://$page" >"$tmp/dom.html" 2>"$tmp/log" ||
+		{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "report-page: chromium could not load $page"; }
+	local problems=0 id src
+	grep -q '<h2 id="contents">Contents</h2>' "$tmp/dom.html" || { echo "report-page: the page has no Contents heading" >&2; problems=1; }
+	while IFS= read -r id; do
+		# The page writes anchors percent-encoded ("%CE%B2" for β); the
+		# browser decodes them to find the heading.
+		id=$(printf '%b' "${id//%/\\x}")
+		grep -qF " id=\"$id\"" "$tmp/dom.html" || { echo "report-page: a link to #$id reaches no heading" >&2; problems=1; }
+	done < <(grep -o 'href="#[^"]*"' "$tmp/dom.html" | sed 's/^href="#//; s/"$//' | sort -u)
+	local figures=0
+	while IFS= read -r src; do
+		figures=$((figures + 1))
+		[ -s "$dir/$src" ] || { echo "report-page: figure $src is missing" >&2; problems=1; }
+	done < <(grep -o '<img src="[^"]*"' "$tmp/dom.html" | sed 's/^<img src="//; s/"$//' | sort -u)
+	chromium "${CHROMIUM_FLAGS[@]}" --user-data-dir="$tmp/profile2" --window-size=1000,1300 --force-device-scale-factor=1 \
+		--screenshot="$tmp/shot.png" "file://$page" >/dev/null 2>"$tmp/log" ||
+		{ cat "$tmp/log" >&2; rm -rf "$tmp"; die "report-page: chromium could not take the screenshot"; }
+	mv "$tmp/shot.png" "$dir/report-page.png"
+	rm -rf "$tmp"
+	echo "run.sh: report-page: $page loaded in $(chromium --version 2>/dev/null); $figures figures shown; screenshot $dir/report-page.png"
+	[ "$problems" = 0 ] || die "report-page: the page has problems (above)"
+}
+
 main() {
 	local cmd=${1:-}
 	if [ $# -gt 0 ]; then shift; fi
@@ -548,6 +607,7 @@ main() {
 	bugs) cmd_bugs "$@" ;;
 	bench-scale) cmd_bench_scale "$@" ;;
 	profile) cmd_profile "$@" ;;
+	report-page) cmd_report_page "$@" ;;
 	fetch-data)
 		need_go
 		go run ./datasets/internal/fetchdata "$@"

@@ -29,7 +29,9 @@
 // returns the kind's Section. The optional interfaces sit beside Kind:
 // MemoryEstimator (the memory guard), CostEstimator (scheduling),
 // Versioned (invalidate stored results when the computation changes) and
-// Exclusive (jobs that must run alone, e.g. timings).
+// Exclusive (jobs that must run alone, e.g. timings); on the parameters,
+// SizeLimited (what a run leaves out by size) and DatasetTitler (the
+// datasets the manifest and the report's headings name).
 //
 // # Datasets
 //

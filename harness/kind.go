@@ -90,6 +90,14 @@ type SizeLimited interface {
 	SizeLimits() []string
 }
 
+// DatasetTitler is implemented by parameters that run on named datasets:
+// DatasetTitles gives their titles ("Paris", "San Francisco, 100 m
+// cells"), in the spec's order, once validated. The manifest records
+// them, and the report names them in the experiment's heading.
+type DatasetTitler interface {
+	DatasetTitles() []string
+}
+
 // CostEstimator is implemented by kinds that can say, before running a
 // job, about how many CPU seconds it takes. The harness only uses it to
 // order the work of a run (heaviest first, so that the last jobs are short

@@ -28,7 +28,11 @@ type Manifest struct {
 	// paths of the spec's [datasets] tables resolved (empty when it
 	// declares none): a merge of shards, which reads the spec from its
 	// copy, resolves them against it too.
-	DataDir    string   `json:"data_dir,omitempty"`
+	DataDir string `json:"data_dir,omitempty"`
+	// Datasets are the titles of the datasets the experiment ran on
+	// (DatasetTitler), for the report's headings; empty when its kind
+	// does not say.
+	Datasets   []string `json:"datasets,omitempty"`
 	Seed       uint64   `json:"seed"`
 	Shard      string   `json:"shard"`                 // "all" or "i/n"
 	MergedFrom []string `json:"merged_from,omitempty"` // shard directories, for `privic merge`

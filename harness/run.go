@@ -195,6 +195,20 @@ func sizeLimits(s *Spec) []string {
 	return out
 }
 
+// datasetTitles asks the spec's parameters for the titles of their
+// datasets (DatasetTitler); a panic in kind code leaves them unnamed.
+func datasetTitles(s *Spec) []string {
+	d, ok := s.Params.(DatasetTitler)
+	if !ok {
+		return nil
+	}
+	var out []string
+	if safely(func() error { out = d.DatasetTitles(); return nil }) != nil {
+		return nil
+	}
+	return out
+}
+
 // removeEmptyRuns deletes, after a failed run, the experiment directories
 // this run created and stored no job in (and the output directory if this
 // run created it and it is now empty), so a run that fails before any
@@ -689,7 +703,7 @@ func (r *specRun) complete(ctx context.Context, opt RunOptions, con *console, en
 	s := r.spec
 	m := &Manifest{
 		Format: 1, Name: s.Name, Kind: s.Kind.Name(), Description: s.Description,
-		SpecFile: s.Path, SpecHash: s.Hash, DataDir: s.DataDir, Seed: s.Seed, Shard: opt.Shard.String(),
+		SpecFile: s.Path, SpecHash: s.Hash, DataDir: s.DataDir, Datasets: datasetTitles(s), Seed: s.Seed, Shard: opt.Shard.String(),
 		MergedFrom: mergedFrom, Env: env, Parallelism: opt.Jobs, Start: start.UTC(),
 		Jobs: []JobTiming{}, Tables: []string{},
 	}

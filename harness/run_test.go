@@ -155,7 +155,7 @@ func TestDeterministicAcrossParallelism(t *testing.T) {
 func TestManifestAndReuse(t *testing.T) {
 	dir := t.TempDir()
 	var runs atomic.Int64
-	reg := registry(t, &testkind.Hooks{OnRun: func(string) { runs.Add(1) }})
+	reg := registry(t, &testkind.Hooks{OnRun: func(string) { runs.Add(1) }, Datasets: []string{"Somewhere", "Elsewhere, 100 m cells"}})
 	spec := writeSpec(t, dir, "exp.toml", runSpec)
 	out := filepath.Join(dir, "out")
 	res := mustRun(t, reg, spec, out, harness.RunOptions{Jobs: 3})
@@ -167,6 +167,9 @@ func TestManifestAndReuse(t *testing.T) {
 	}
 	if m.GoVersion != runtime.Version() || m.GOOS != runtime.GOOS || m.GOARCH != runtime.GOARCH || m.CPU == "" || m.NumCPU != runtime.NumCPU() {
 		t.Errorf("manifest env %+v", m.Env)
+	}
+	if !slices.Equal(m.Datasets, []string{"Somewhere", "Elsewhere, 100 m cells"}) {
+		t.Errorf("manifest datasets %q, want the kind's DatasetTitles", m.Datasets)
 	}
 	if m.GitCommit != "unknown" && !regexp.MustCompile(`^[0-9a-f]{40,64}$`).MatchString(m.GitCommit) {
 		t.Errorf("git commit %q", m.GitCommit)

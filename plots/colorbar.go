@@ -2,6 +2,7 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
@@ -16,14 +17,36 @@ type zscale struct {
 	lo, hi float64
 	log    bool
 	hasNaN bool // some covered value is NaN: the colour bar shows the NaN swatch
+	// empty: values of 0 (and below, on a log scale) are empty cells,
+	// drawn in emptyColor; hasEmpty: some are, and the colour bar shows
+	// their swatch, labelled emptyLabel.
+	empty, hasEmpty bool
+	emptyLabel      string
+}
+
+// emptyColor marks empty cells: white, which neither the colour map nor
+// the grey of missing values is.
+var emptyColor = color.RGBA{0xFF, 0xFF, 0xFF, 0xFF}
+
+// isEmpty says whether v is an empty cell's value.
+func (s zscale) isEmpty(v float64) bool { return s.empty && (v == 0 || s.log && v < 0) }
+
+// color is the colour of value v: the colour map's, nanColor for NaN,
+// emptyColor for an empty cell.
+func (s zscale) color(v float64) color.RGBA {
+	if s.isEmpty(v) {
+		return emptyColor
+	}
+	return colorAt(s.norm(v))
 }
 
 // newZScale builds the scale over the given value sets. Values must be
 // finite or NaN (validated by the caller). logFloor > 0 fixes the floor of a
 // log scale; 0 picks max(smallest positive value, largest value * 1e-6), so
-// that one tiny entry cannot squash the whole map into one colour.
-func newZScale(sets [][]float64, log bool, logFloor float64) (zscale, error) {
-	s := zscale{log: log}
+// that one tiny entry cannot squash the whole map into one colour. With
+// empty, zeros are empty cells, labelled emptyLabel.
+func newZScale(sets [][]float64, log bool, logFloor float64, empty bool, emptyLabel string) (zscale, error) {
+	s := zscale{log: log, empty: empty, emptyLabel: emptyLabel}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	minPos := math.Inf(1)
 	for _, vs := range sets {
@@ -32,6 +55,7 @@ func newZScale(sets [][]float64, log bool, logFloor float64) (zscale, error) {
 				s.hasNaN = true
 				continue
 			}
+			s.hasEmpty = s.hasEmpty || s.isEmpty(v)
 			lo, hi = math.Min(lo, v), math.Max(hi, v)
 			if v > 0 {
 				minPos = math.Min(minPos, v)
@@ -131,8 +155,8 @@ func (cb colorbar) width() vg.Length {
 			tw = max(tw, st.Width(t.Label))
 		}
 	}
-	if cb.scale.hasNaN {
-		tw = max(tw, st.Width("no data"))
+	for _, sw := range cb.scale.swatches() {
+		tw = max(tw, st.Width(sw.label))
 	}
 	w += tw
 	if cb.label != "" {
@@ -182,21 +206,41 @@ func (cb colorbar) draw(c draw.Canvas, x0, y0, y1 vg.Length) {
 			maxW = max(maxW, st.Width(t.Label))
 		}
 	}
-	if s.hasNaN {
-		// A grey swatch below the bar explains the grey cells.
-		sw := cbBarWidth
-		ys := y0 - sw - 6
-		c.SetColor(nanColor)
-		c.Fill(rectPath(x0, ys, x0+sw, ys+sw))
+	// Swatches below the bar explain the grey (missing) and white
+	// (empty) cells.
+	ys := y0
+	for _, sw := range s.swatches() {
+		side := cbBarWidth
+		ys -= side + 6
+		c.SetColor(sw.color)
+		c.Fill(rectPath(x0, ys, x0+side, ys+side))
 		c.SetLineStyle(frame)
-		c.Stroke(rectPath(x0, ys, x0+sw, ys+sw))
-		c.FillText(st, vg.Point{X: xr + cbTickLen + cbLabelGap, Y: ys + sw/2}, "no data")
-		maxW = max(maxW, st.Width("no data"))
+		c.Stroke(rectPath(x0, ys, x0+side, ys+side))
+		c.FillText(st, vg.Point{X: xr + cbTickLen + cbLabelGap, Y: ys + side/2}, sw.label)
+		maxW = max(maxW, st.Width(sw.label))
 	}
 	if cb.label != "" {
 		ls := cb.labelStyle()
 		c.FillText(ls, vg.Point{X: xr + cbTickLen + cbLabelGap + maxW + 5, Y: y0 + h/2}, cb.label)
 	}
+}
+
+// swatch is a colour explained under the colour bar.
+type swatch struct {
+	color color.RGBA
+	label string
+}
+
+// swatches are the colours outside the map that s's cells use.
+func (s zscale) swatches() []swatch {
+	var out []swatch
+	if s.hasEmpty {
+		out = append(out, swatch{emptyColor, s.emptyLabel})
+	}
+	if s.hasNaN {
+		out = append(out, swatch{nanColor, "no data"})
+	}
+	return out
 }
 
 func rectPath(x0, y0, x1, y1 vg.Length) vg.Path {

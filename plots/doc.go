@@ -17,4 +17,15 @@
 // viridis-like perceptually uniform colour map for heat maps, and the
 // Okabe-Ito colour-blind-safe palette (plus distinct glyph shapes) for
 // series, so they stay legible in greyscale and for colour-blind readers.
+// A series may carry its own Style (colour, marker, dash), so that one
+// thing, a mechanism say, looks the same in every figure.
+//
+// What the figures promise, each checked by a test on the drawn image or
+// its data: titles are wrapped (or shrunk) to their figure and panel,
+// never clipped; a log x axis labels every level of the data, or at least
+// the first and the last; a probability axis stays within [0, 1]; a
+// marker frames its cell and never covers it; empty cells (value 0) are
+// white, apart from the lowest colour, and missing ones grey; scatter
+// markers grow with the weight of their place; maps of cells of known
+// size have axes in metres or km.
 package plots

@@ -1,13 +1,16 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -48,8 +51,18 @@ type HeatOptions struct {
 	// ColorbarLabel names the quantity (with units), e.g. "probability".
 	ColorbarLabel string
 	// XLabel and YLabel override the default axis labels, which name the
-	// compass directions and the grid's own index ("column", "row").
+	// compass directions and the grid's own index ("column", "row"), or
+	// the distances of CellWidthM and CellHeightM.
 	XLabel, YLabel string
+	// EmptyLabel names the cells whose value is 0 ("no check-in"): they
+	// are drawn white, apart from the colour map, and a white swatch
+	// under the colour bar says what they are. Without it they are apart
+	// only on a log scale (where 0 has no colour), labelled "0".
+	EmptyLabel string
+	// CellWidthM and CellHeightM, when both > 0, are a cell's sides in
+	// metres: the axes then show metres (or km) east of the grid's west
+	// edge and north of its south edge instead of cell indices.
+	CellWidthM, CellHeightM float64
 }
 
 // Default axis labels: the arrows tell the reader which way is which,
@@ -73,6 +86,11 @@ func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) 
 	if opt.LogFloor < 0 || math.IsNaN(opt.LogFloor) || math.IsInf(opt.LogFloor, 0) {
 		return nil, fmt.Errorf("plots: heatmaps: LogFloor %g must be finite and >= 0", opt.LogFloor)
 	}
+	for _, v := range []float64{opt.CellWidthM, opt.CellHeightM} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("plots: heatmaps: cell sides %g x %g m must be finite and >= 0", opt.CellWidthM, opt.CellHeightM)
+		}
+	}
 	hps, err := heatPanels(panels, opt)
 	if err != nil {
 		return nil, err
@@ -84,9 +102,7 @@ func Heatmaps(title string, panels []GridMap, opt HeatOptions) (*Figure, error) 
 	ncol = min(ncol, len(panels))
 	l := newHeatLayout(title, panels, opt, hps[0].scale, ncol)
 	render := func(c draw.Canvas) error {
-		if title != "" {
-			drawFigureTitle(c, title)
-		}
+		l.titleH = drawFigureTitle(c, title)
 		return l.draw(c, hps)
 	}
 	return newFigure(l.w, l.h, render), nil
@@ -102,16 +118,20 @@ func heatPanels(panels []GridMap, opt HeatOptions) ([]*heatPanel, error) {
 			return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, gm.Title, err)
 		}
 		hps[i] = &heatPanel{gm: gm, xlabel: opt.XLabel, ylabel: opt.YLabel}
-		if hps[i].xlabel == "" {
-			hps[i].xlabel = defaultHeatXLabel
+		dx, dy := defaultHeatXLabel, defaultHeatYLabel
+		if opt.CellWidthM > 0 && opt.CellHeightM > 0 {
+			hps[i].metres = [2]float64{opt.CellWidthM, opt.CellHeightM}
+			unit := distanceUnit(max(float64(gm.Cols)*opt.CellWidthM, float64(gm.Rows)*opt.CellHeightM))
+			dx, dy = unit.name+" east of the west edge", unit.name+" north of the south edge"
 		}
-		if hps[i].ylabel == "" {
-			hps[i].ylabel = defaultHeatYLabel
-		}
+		hps[i].xlabel = cmp.Or(hps[i].xlabel, dx)
+		hps[i].ylabel = cmp.Or(hps[i].ylabel, dy)
 		sets[i] = gm.Values
 	}
+	empty := opt.Log || opt.EmptyLabel != ""
+	emptyLabel := cmp.Or(opt.EmptyLabel, "0")
 	if opt.SharedScale {
-		s, err := newZScale(sets, opt.Log, opt.LogFloor)
+		s, err := newZScale(sets, opt.Log, opt.LogFloor, empty, emptyLabel)
 		if err != nil {
 			return nil, fmt.Errorf("plots: heatmaps: shared scale: %w", err)
 		}
@@ -121,7 +141,7 @@ func heatPanels(panels []GridMap, opt HeatOptions) ([]*heatPanel, error) {
 		return hps, nil
 	}
 	for i, hp := range hps {
-		s, err := newZScale(sets[i:i+1], opt.Log, opt.LogFloor)
+		s, err := newZScale(sets[i:i+1], opt.Log, opt.LogFloor, empty, emptyLabel)
 		if err != nil {
 			return nil, fmt.Errorf("plots: heatmaps: panel %d (%q): %w", i, hp.gm.Title, err)
 		}
@@ -158,10 +178,8 @@ func newHeatLayout(title string, panels []GridMap, opt HeatOptions, scale zscale
 	}
 	tileH := dataW*vg.Length(aspect) + 0.85*vg.Inch
 	tileH = max(2.2*vg.Inch, min(tileH, 5*vg.Inch))
-	if title != "" {
-		l.titleH = 0.4 * vg.Inch
-	}
 	l.w = vg.Length(ncol)*tileW + l.shared + 0.1*vg.Inch
+	_, _, l.titleH = figureTitle(title, l.w)
 	l.h = l.titleH + vg.Length(l.nrow)*tileH + 0.05*vg.Inch
 	return l
 }
@@ -231,10 +249,30 @@ func validateGridMap(gm GridMap) error {
 	return nil
 }
 
-func drawFigureTitle(c draw.Canvas, title string) {
+// figureTitle is title wrapped (or shrunk) to fit a figure w wide, at
+// most three lines, in its style, and the height it takes: 0.4 in for a
+// line, a line's height more for each further line. Empty: no title.
+func figureTitle(title string, w vg.Length) (text.Style, string, vg.Length) {
 	st := textStyle(figTitleSize, true)
 	st.YAlign = draw.YTop
-	c.FillText(st, vg.Point{X: c.Center().X, Y: c.Max.Y - 6}, title)
+	if title == "" {
+		return st, "", 0
+	}
+	st, lines := fitText(st, title, w-2*titleMargin, 3)
+	return st, strings.Join(lines, "\n"), 0.4*vg.Inch + vg.Length(len(lines)-1)*st.Height("M")
+}
+
+// titleMargin is the least room left and right of a title.
+const titleMargin = vg.Length(6)
+
+// drawFigureTitle draws the figure's title at the top of c, wrapped to
+// fit its width, and returns the height it takes (figureTitle).
+func drawFigureTitle(c draw.Canvas, title string) vg.Length {
+	st, txt, h := figureTitle(title, c.Size().X)
+	if txt != "" {
+		c.FillText(st, vg.Point{X: c.Center().X, Y: c.Max.Y - 6}, txt)
+	}
+	return h
 }
 
 // heatPanel is one validated panel with its colour scale.
@@ -242,6 +280,11 @@ type heatPanel struct {
 	gm             GridMap
 	scale          zscale
 	xlabel, ylabel string
+	// metres are a cell's width and height in metres (zero: the axes
+	// show cell indices).
+	metres [2]float64
+	// titleW is the width the panel's title may take.
+	titleW vg.Length
 }
 
 // xPos and yPos place cell (r, c) in plot coordinates: x grows eastwards
@@ -250,26 +293,68 @@ func (hp *heatPanel) xPos(col int) float64 { return float64(hp.gm.Cols - 1 - col
 func (hp *heatPanel) yPos(row int) float64 { return float64(hp.gm.Rows - 1 - row) }
 
 // newPlot builds the gonum plot for the panel with a label every xstep
-// columns and every ystep rows (the others get minor ticks).
+// columns and every ystep rows (the others get minor ticks), or, with
+// metres, labels at round distances about as far apart; its title is
+// wrapped to hp.titleW.
 func (hp *heatPanel) newPlot(xstep, ystep int) *plot.Plot {
 	p := newStyledPlot(hp.gm.Title, hp.xlabel, hp.ylabel)
+	if hp.titleW > 0 {
+		st, lines := fitText(p.Title.TextStyle, hp.gm.Title, hp.titleW, 3)
+		p.Title.TextStyle, p.Title.Text = st, strings.Join(lines, "\n")
+	}
 	p.X.Min, p.X.Max = -0.5, float64(hp.gm.Cols)-0.5
 	p.Y.Min, p.Y.Max = -0.5, float64(hp.gm.Rows)-0.5
 	p.X.Padding, p.Y.Padding = 0, 0
 	var xt, yt plot.ConstantTicks
-	for col := range hp.gm.Cols {
-		if t, ok := cellTick(col, xstep, hp.xPos(col)); ok {
-			xt = append(xt, t)
+	if hp.metres[0] > 0 {
+		unit := distanceUnit(max(float64(hp.gm.Cols)*hp.metres[0], float64(hp.gm.Rows)*hp.metres[1]))
+		xt = metreTicks(hp.gm.Cols, hp.metres[0], unit, xstep)
+		yt = metreTicks(hp.gm.Rows, hp.metres[1], unit, ystep)
+	} else {
+		for col := range hp.gm.Cols {
+			if t, ok := cellTick(col, xstep, hp.xPos(col)); ok {
+				xt = append(xt, t)
+			}
 		}
-	}
-	for row := range hp.gm.Rows {
-		if t, ok := cellTick(row, ystep, hp.yPos(row)); ok {
-			yt = append(yt, t)
+		for row := range hp.gm.Rows {
+			if t, ok := cellTick(row, ystep, hp.yPos(row)); ok {
+				yt = append(yt, t)
+			}
 		}
 	}
 	p.X.Tick.Marker, p.Y.Tick.Marker = xt, yt
 	p.Add(&cellPlotter{hp: hp}, &markerPlotter{hp: hp})
 	return p
+}
+
+// unit is a unit of distance on a map's axes.
+type unit struct {
+	name   string
+	metres float64
+}
+
+// distanceUnit is km for extents of 2 km and more, else m.
+func distanceUnit(extentM float64) unit {
+	if extentM >= 2000 {
+		return unit{"km", 1000}
+	}
+	return unit{"m", 1}
+}
+
+// metreTicks are the ticks of an axis of n cells of side metres each,
+// measured from the edge at plot position -0.5: labels in u at round
+// steps, about one per step cells (a label's room), minor ticks between.
+func metreTicks(n int, side float64, u unit, step int) plot.ConstantTicks {
+	extent := float64(n) * side / u.metres
+	target := max(2, min(7, n/max(step, 1)+1))
+	var out plot.ConstantTicks
+	for _, t := range niceTicks(0, extent, target) {
+		if t.Value < 0 || t.Value > extent*(1+1e-9) {
+			continue
+		}
+		out = append(out, plot.Tick{Value: -0.5 + t.Value*u.metres/side, Label: t.Label})
+	}
+	return out
 }
 
 // cellTick returns the tick of cell index i at plot position pos: labelled
@@ -292,6 +377,9 @@ func cellTick(i, step int, pos float64) (plot.Tick, bool) {
 func (hp *heatPanel) layout(tc draw.Canvas, cbw vg.Length) (*plot.Plot, draw.Canvas, draw.Canvas, error) {
 	area := tc
 	area.Max.X -= cbw
+	// The title is centred over the map, which is centred in the tile
+	// less its colour bar: that width it may take.
+	hp.titleW = area.Size().X - 2*titleMargin
 	p := hp.newPlot(1, 1)
 	dc := p.DataCanvas(area)
 	cell := cellSize(dc, hp.gm)
@@ -386,41 +474,65 @@ func (cp *cellPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 			if r > 0 {
 				y1 += 0.75
 			}
-			c.SetColor(colorAt(cp.hp.scale.norm(gm.Values[r*gm.Cols+col])))
+			c.SetColor(cp.hp.scale.color(gm.Values[r*gm.Cols+col]))
 			c.Fill(rectPath(x0, y0, x1, y1))
 		}
 	}
 }
 
-// markerPlotter draws the labelled markers on top of the cells.
+// markerPlotter draws the labelled markers on top of the cells: a square
+// frame around the cell (black on a white halo, so that it reads on any
+// colour) that leaves the cell itself uncovered, however small, and the
+// label in a white box just outside the frame's corner.
 type markerPlotter struct{ hp *heatPanel }
+
+// Marker frames: the least half side of a frame, and its strokes.
+const (
+	markerMinHalf = vg.Length(5)
+	markerHalo    = vg.Length(2.6) // white, under the black line
+	markerLine    = vg.Length(1.1)
+	markerPad     = vg.Length(1.5) // inside the label's box
+)
 
 func (mp *markerPlotter) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	cell := min(trX(1)-trX(0), trY(1)-trY(0))
+	cw, ch := trX(1)-trX(0), trY(1)-trY(0)
 	for _, m := range mp.hp.gm.Markers {
 		ctr := vg.Point{X: trX(mp.hp.xPos(m.Col)), Y: trY(mp.hp.yPos(m.Row))}
-		r := max(6, min(cell*0.45, 10))
-		st := textStyle(r*1.25, true)
-		if m.Label != "" {
-			r = max(r, st.Width(m.Label)/2+2.5)
+		hx, hy := markerHalf(cw), markerHalf(ch)
+		frame := rectPath(ctr.X-hx, ctr.Y-hy, ctr.X+hx, ctr.Y+hy)
+		c.SetLineStyle(draw.LineStyle{Color: color.White, Width: markerHalo})
+		c.Stroke(frame)
+		c.SetLineStyle(draw.LineStyle{Color: color.Black, Width: markerLine})
+		c.Stroke(frame)
+		if m.Label == "" {
+			continue
 		}
-		var disc vg.Path
-		disc.Move(vg.Point{X: ctr.X + r, Y: ctr.Y})
-		disc.Arc(ctr, r, 0, 2*math.Pi)
-		disc.Close()
+		st := textStyle(tickLabelSize, true)
+		st.XAlign, st.YAlign = draw.XLeft, draw.YBottom
+		w := st.Width(m.Label) + 2*markerPad
+		h := st.Height(m.Label) + markerPad
+		// Above the frame's top-left corner, or the corner of the frame
+		// that keeps the label inside the map.
+		x0, y0 := ctr.X-hx-w, ctr.Y+hy
+		if x0 < c.Min.X {
+			x0 = ctr.X + hx
+		}
+		if y0+h > c.Max.Y {
+			y0 = ctr.Y - hy - h
+		}
+		box := rectPath(x0, y0, x0+w, y0+h)
 		c.SetColor(color.White)
-		c.Fill(disc)
-		c.SetLineStyle(draw.LineStyle{Color: color.Black, Width: 1.3})
-		c.Stroke(disc)
-		if m.Label != "" {
-			// Centre capitals in the disc: Liberation Sans capitals are
-			// about 0.72 em tall, and the plain text handler puts the
-			// baseline (size - ascent) above the anchor of YBottom text.
-			e := st.Handler.Extents(st.Font)
-			st.YAlign = draw.YBottom
-			baseline := ctr.Y - 0.36*st.Font.Size
-			c.FillText(st, vg.Point{X: ctr.X, Y: baseline - (st.Font.Size - e.Ascent)}, m.Label)
-		}
+		c.Fill(box)
+		c.SetLineStyle(draw.LineStyle{Color: color.Black, Width: 0.6})
+		c.Stroke(box)
+		e := st.Handler.Extents(st.Font)
+		c.FillText(st, vg.Point{X: x0 + markerPad, Y: y0 + markerPad/2 + e.Descent - (st.Font.Size - e.Ascent)}, m.Label)
 	}
+}
+
+// markerHalf is the half side of a marker's frame on a cell of side
+// cell: the white halo's inner edge lies just outside the cell.
+func markerHalf(cell vg.Length) vg.Length {
+	return max(cell/2+markerHalo/2+0.5, markerMinHalf)
 }

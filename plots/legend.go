@@ -32,6 +32,9 @@ const (
 type legend struct {
 	entries []legendEntry
 	where   corner
+	// outside: the legend is drawn beside the data area (drawIn), not
+	// in a corner of it.
+	outside bool
 }
 
 const (
@@ -92,12 +95,17 @@ func inset(lo, hi, size vg.Length, high bool) (vg.Length, vg.Length) {
 	return lo + legendInset, lo + legendInset + size
 }
 
-// Plot draws the legend; it is added last so it sits on top of the data.
+// Plot draws the legend in its corner of the data area; it is added
+// last so it sits on top of the data.
 func (l *legend) Plot(c draw.Canvas, _ *plot.Plot) {
-	if len(l.entries) == 0 {
+	if len(l.entries) == 0 || l.outside {
 		return
 	}
-	r := l.box(c, l.where)
+	l.drawIn(c, l.box(c, l.where))
+}
+
+// drawIn draws the legend's box as rectangle r of c.
+func (l *legend) drawIn(c draw.Canvas, r vg.Rectangle) {
 	c.SetColor(color.NRGBA{255, 255, 255, 235})
 	c.Fill(rectPath(r.Min.X, r.Min.Y, r.Max.X, r.Max.Y))
 	c.SetLineStyle(draw.LineStyle{Color: color.Gray{0x99}, Width: 0.5})

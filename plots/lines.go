@@ -1,14 +1,19 @@
 package plots
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
+	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -20,6 +25,9 @@ import (
 type Series struct {
 	Name       string
 	X, Y, YErr []float64 // YErr nil = no error bars
+	// Style fixes the series' colour, marker and dash (a mechanism's,
+	// the same in every figure); zero: the palette's, by position.
+	Style Style
 }
 
 // LineOptions tunes a line plot.
@@ -32,6 +40,10 @@ type LineOptions struct {
 	YFromZero bool
 	// NoLegend suppresses the legend even when series have names.
 	NoLegend bool
+	// Probability says that Y is a probability: the Y axis stays within
+	// [0, 1], error bars are cut there, and a legend that would hide data
+	// in every corner goes beside the plot rather than above 1.
+	Probability bool
 }
 
 // Panel is one line plot of a multi-panel figure.
@@ -96,15 +108,9 @@ func panelFigure[P any](what, title string, panels []P, columns int, tileW, tile
 	}
 	ncol = min(ncol, len(lps))
 	nrow := (len(lps) + ncol - 1) / ncol
-	titleH := vg.Length(0)
-	if title != "" {
-		titleH = 0.4 * vg.Inch
-	}
+	_, _, titleH := figureTitle(title, vg.Length(ncol)*tileW)
 	render := func(c draw.Canvas) error {
-		if title != "" {
-			drawFigureTitle(c, title)
-		}
-		body := draw.Crop(c, 4, -8, 4, -titleH)
+		body := draw.Crop(c, 4, -8, 4, -drawFigureTitle(c, title))
 		tiles := draw.Tiles{Rows: nrow, Cols: ncol, PadX: 0.2 * vg.Inch, PadY: 0.15 * vg.Inch}
 		for i, lp := range lps {
 			if err := lp.draw(tiles.At(body, i%ncol, i/ncol)); err != nil {
@@ -126,13 +132,23 @@ type linePlot struct {
 	// each time, so encoding a figure twice gives identical output.
 	y0, y1 float64
 	intX   bool // every x is a whole number: integer tick steps
+	// levels are the distinct x values, ascending: a log x axis labels
+	// each, or at least the first and the last.
+	levels []float64
 	// aspect > 0 fixes the drawn length of one x unit over one y unit.
 	aspect float64
+	// title is the plot's title as given; draw wraps it to the width,
+	// in titleStyle (the style at the first draw).
+	title      string
+	titleStyle *text.Style
 }
 
 func validateSeries(s Series, opt LineOptions) error {
 	if len(s.X) == 0 {
 		return errors.New("no points")
+	}
+	if err := s.Style.check(); err != nil {
+		return err
 	}
 	if len(s.X) != len(s.Y) {
 		return fmt.Errorf("%d x values but %d y values", len(s.X), len(s.Y))
@@ -183,7 +199,7 @@ func newLinePlot(title string, series []Series, opt LineOptions) (*linePlot, err
 	grid.Horizontal = grid.Vertical
 	p.Add(grid)
 
-	lp := &linePlot{p: p, opt: opt, legend: &legend{}}
+	lp := &linePlot{p: p, opt: opt, legend: &legend{}, title: title}
 	b := bounds{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	floor := logFloor(series, opt)
 	for si, s := range series {
@@ -197,13 +213,21 @@ func newLinePlot(title string, series []Series, opt LineOptions) (*linePlot, err
 	if opt.YFromZero && !opt.LogY && b.ymin == 0 {
 		p.Y.Min = 0
 	}
+	if opt.Probability {
+		p.Y.Min, p.Y.Max = max(p.Y.Min, 0), min(p.Y.Max, 1)
+	}
 	intX := true
+	var levels []float64
 	for _, s := range series {
 		for _, x := range s.X {
 			intX = intX && (math.IsNaN(x) || x == math.Trunc(x))
+			if !math.IsNaN(x) && !slices.Contains(levels, x) {
+				levels = append(levels, x)
+			}
 		}
 	}
-	lp.intX = intX
+	slices.Sort(levels)
+	lp.intX, lp.levels = intX, levels
 	p.X.Tick.Marker = ticker(opt.LogX, 6, intX)
 	p.Y.Tick.Marker = ticker(opt.LogY, 6, false)
 	p.Add(lp.legend)
@@ -244,8 +268,9 @@ func logFloor(series []Series, opt LineOptions) float64 {
 // points, its error bars and its legend entry.
 func (lp *linePlot) addSeries(si int, s Series, logFloor float64, b *bounds) {
 	p, opt := lp.p, lp.opt
-	ls := draw.LineStyle{Color: seriesColor(si), Width: 1.6, Dashes: seriesDash(si)}
-	gs := draw.GlyphStyle{Color: seriesColor(si), Radius: 3, Shape: seriesGlyph(si)}
+	col, glyph, dash := s.Style.resolve(si)
+	ls := draw.LineStyle{Color: col, Width: 1.6, Dashes: dash}
+	gs := draw.GlyphStyle{Color: col, Radius: 3, Shape: glyph}
 	var run, marks, bars plotter.XYs
 	var errs plotter.YErrors
 	flush := func() {
@@ -283,6 +308,9 @@ func (lp *linePlot) addSeries(si int, s Series, logFloor float64, b *bounds) {
 		if opt.LogY && y-lo < logFloor {
 			lo = y - logFloor
 		}
+		if opt.Probability {
+			lo, hi = min(lo, max(y, 0)), min(hi, max(1-y, 0))
+		}
 		bars = append(bars, plotter.XY{X: x, Y: y})
 		errs = append(errs, struct{ Low, High float64 }{lo, hi})
 		b.see(x, y-lo)
@@ -292,7 +320,7 @@ func (lp *linePlot) addSeries(si int, s Series, logFloor float64, b *bounds) {
 	flush()
 	if len(bars) > 0 {
 		p.Add(&plotter.YErrorBars{XYs: bars, YErrors: errs,
-			LineStyle: draw.LineStyle{Color: seriesColor(si), Width: 1}, CapWidth: 5})
+			LineStyle: draw.LineStyle{Color: col, Width: 1}, CapWidth: 5})
 	}
 	if len(marks) > 0 {
 		if sc, err := plotter.NewScatter(marks); err == nil {
@@ -359,10 +387,14 @@ func ticker(log bool, target int, integer bool) plot.Ticker {
 	return plot.TickerFunc(func(lo, hi float64) []plot.Tick { return niceTicksInt(lo, hi, target, integer) })
 }
 
-// draw places the legend (growing the Y range when every corner would
-// hide data), fits the aspect ratio if one is set, and draws the plot on c.
+// draw wraps the title to the width, places the legend (growing the Y
+// range when every corner would hide data, or, on a probability axis
+// that cannot grow past 1, beside the plot), fits the aspect ratio if
+// one is set, and draws the plot on c.
 func (lp *linePlot) draw(c draw.Canvas) error {
 	lp.p.Y.Min, lp.p.Y.Max = lp.y0, lp.y1
+	lp.wrapTitle(c.Size().X)
+	lp.legend.outside = false
 	area := lp.fitAspect(c)
 	lp.fitXTicks(area)
 	if len(lp.legend.entries) > 0 {
@@ -374,25 +406,59 @@ func (lp *linePlot) draw(c draw.Canvas) error {
 			if frac > 0 && frac < 0.6 {
 				a := &lp.p.Y
 				g := frac / (1 - frac)
-				if lp.opt.LogY {
+				switch {
+				case lp.opt.LogY:
 					a.Max *= math.Pow(a.Max/a.Min, g)
-				} else {
+				case lp.opt.Probability:
+					a.Max = min(1, a.Max+(a.Max-a.Min)*g)
+				default:
 					a.Max += (a.Max - a.Min) * g
 				}
 				area = lp.fitAspect(c)
-				k, _ = lp.place(area)
+				k, n = lp.place(area)
 			}
 		}
 		lp.legend.where = k
+		if n > 0 && lp.opt.Probability {
+			// No corner is free and the axis ends at 1: the legend goes
+			// right of the plot, which narrows to make room.
+			lw, _ := lp.legend.size()
+			area.Max.X -= lw + legendInset
+			area = lp.fitAspect(area)
+			lp.legend.outside = true
+		}
 	}
 	lp.p.Draw(area)
+	if lp.legend.outside {
+		dc := lp.p.DataCanvas(area)
+		lw, lh := lp.legend.size()
+		x := dc.Max.X + legendInset
+		lp.legend.drawIn(c, vg.Rectangle{Min: vg.Point{X: x, Y: dc.Max.Y - lh}, Max: vg.Point{X: x + lw, Y: dc.Max.Y}})
+	}
 	return nil
+}
+
+// wrapTitle sets the plot's title to lp.title wrapped to width w (three
+// lines at most, the font shrunk when even that is too wide), starting
+// each time from the style of the first draw, so that drawing again
+// gives the same figure.
+func (lp *linePlot) wrapTitle(w vg.Length) {
+	if lp.titleStyle == nil {
+		st := lp.p.Title.TextStyle
+		lp.titleStyle = &st
+	}
+	st, lines := fitText(*lp.titleStyle, lp.title, w-2*titleMargin, 3)
+	lp.p.Title.TextStyle, lp.p.Title.Text = st, strings.Join(lines, "\n")
+	if lp.title == "" {
+		lp.p.Title.Text = ""
+	}
 }
 
 // fitXTicks lowers the number of x labels until they fit the axis with
 // room to spare (long labels such as -122.450 crowd a narrow panel).
 func (lp *linePlot) fitXTicks(c draw.Canvas) {
 	if lp.opt.LogX {
+		lp.p.X.Tick.Marker = plot.ConstantTicks(lp.logLevelTicks(c))
 		return
 	}
 	a := &lp.p.X
@@ -411,6 +477,93 @@ func (lp *linePlot) fitXTicks(c draw.Canvas) {
 			return
 		}
 	}
+}
+
+// logLevelTicks are the ticks of a log x axis drawn on c: a label at
+// every level of the data (the distinct x values) when those labels fit
+// side by side, else logTicks' labels with the first and last levels
+// labelled too (and logTicks' labels that would touch them dropped), so
+// that no end of the data goes unlabelled (eps = 4 on an axis labelled
+// 1, 2, 5).
+func (lp *linePlot) logLevelTicks(c draw.Canvas) []plot.Tick {
+	a := &lp.p.X
+	var levels []float64
+	for _, v := range lp.levels {
+		if v >= a.Min && v <= a.Max {
+			levels = append(levels, v)
+		}
+	}
+	base := logTicks(a.Min, a.Max)
+	if len(levels) == 0 {
+		return base
+	}
+	dc := lp.p.DataCanvas(c)
+	st := a.Tick.Label
+	pos := func(v float64) vg.Length { return dc.X(a.Norm(v)) }
+	// fits: the labelled ticks, in order, leave room between labels.
+	fits := func(ts []plot.Tick) bool {
+		var prev *plot.Tick
+		for i := range ts {
+			if ts[i].Label == "" {
+				continue
+			}
+			if prev != nil && pos(ts[i].Value)-pos(prev.Value) < (st.Width(prev.Label)+st.Width(ts[i].Label))/2+6 {
+				return false
+			}
+			prev = &ts[i]
+		}
+		return true
+	}
+	label := func(v float64) string {
+		if s := strconv.FormatFloat(v, 'g', 6, 64); !strings.Contains(s, "e") {
+			return s
+		}
+		// Three significant digits: 1048576 is 1.05e6, 1e6 is 1e6.
+		mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', 2, 64), "e")
+		if strings.Contains(mant, ".") {
+			mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+		}
+		sign, digits := exp[:1], strings.TrimLeft(exp[1:], "0")
+		if sign == "+" {
+			sign = ""
+		}
+		return mant + "e" + sign + digits
+	}
+	near := func(u, v float64) bool { return math.Abs(u-v) <= 1e-9*math.Abs(v) }
+	// Every level labelled, logTicks' ticks kept unlabelled between them.
+	var all []plot.Tick
+	for _, v := range levels {
+		all = append(all, plot.Tick{Value: v, Label: label(v)})
+	}
+	for _, t := range base {
+		if !slices.ContainsFunc(levels, func(v float64) bool { return near(t.Value, v) }) {
+			all = append(all, plot.Tick{Value: t.Value})
+		}
+	}
+	all = sortedTicks(all)
+	if len(levels) <= 12 && fits(all) {
+		return all
+	}
+	// The ends of the data labelled, logTicks' labels between them where
+	// they leave room.
+	ends := []float64{levels[0], levels[len(levels)-1]}
+	out := []plot.Tick{{Value: ends[0], Label: label(ends[0])}, {Value: ends[1], Label: label(ends[1])}}
+	for _, t := range base {
+		if slices.ContainsFunc(ends, func(v float64) bool { return near(t.Value, v) }) {
+			continue
+		}
+		if t.Label != "" && !fits(sortedTicks(append(slices.Clone(out), t))) {
+			t.Label = ""
+		}
+		out = append(out, t)
+	}
+	return sortedTicks(out)
+}
+
+// sortedTicks sorts ticks by value.
+func sortedTicks(ts []plot.Tick) []plot.Tick {
+	slices.SortFunc(ts, func(x, y plot.Tick) int { return cmp.Compare(x.Value, y.Value) })
+	return ts
 }
 
 // fitAspect shrinks c (keeping it centred) so that the data area has the

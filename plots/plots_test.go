@@ -6,11 +6,15 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 )
 
 // renderPNG encodes f as PNG and decodes it again.
@@ -296,31 +300,57 @@ func TestHeatmapOrientation(t *testing.T) {
 }
 
 // TestHeatmapMarkerPosition checks that a marker on (row 2, col 3) of a
-// 3x4 map lands in the bottom-left (south-west) cell.
+// 3x4 map frames the bottom-left (south-west) cell without covering it:
+// the cell, the map's largest value, keeps its colour all over its
+// inside (a marker drawn as a white disc hid it), a dark frame runs just
+// outside its north and east edges, and the label's white box lies
+// outside the cell.
 func TestHeatmapMarkerPosition(t *testing.T) {
 	v := make([]float64, 12)
-	v[5] = 1 // (1, 1): keeps the scale non-degenerate, away from the marker
+	v[2*4+3] = 1 // the marked cell, in the top colour
 	f, err := Heatmaps("", []GridMap{{Rows: 3, Cols: 4, Values: v, Markers: []Marker{{Row: 2, Col: 3, Label: "A"}}}}, HeatOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := renderPNG(t, f)
 	m := bbox(pixels(img, colorAt(1)), pixels(img, colorAt(0)))
-	white := color.RGBA{255, 255, 255, 255}
-	var in []image.Point
-	for _, p := range pixels(img, white) {
-		if p.In(m) {
-			in = append(in, p)
-		}
-	}
-	if len(in) == 0 {
-		t.Fatalf("no white marker pixels inside map %v", m)
-	}
 	cellW, cellH := m.Dx()/4, m.Dy()/3
-	for _, p := range in {
-		if p.X > m.Min.X+cellW || p.Y < m.Max.Y-cellH {
-			t.Fatalf("marker pixel %v outside the bottom-left cell of map %v", p, m)
+	cell := image.Rect(m.Min.X, m.Max.Y-cellH, m.Min.X+cellW, m.Max.Y)
+	inside := cell.Inset(3)
+	for y := inside.Min.Y; y < inside.Max.Y; y++ {
+		for x := inside.Min.X; x < inside.Max.X; x++ {
+			if !sameRGB(img.At(x, y), colorAt(1)) {
+				t.Fatalf("pixel (%d, %d) inside the marked cell %v is %v, not the cell's colour: the marker hides it", x, y, cell, img.At(x, y))
+			}
 		}
+	}
+	dark := func(x, y int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		return r>>8 < 80 && g>>8 < 80 && b>>8 < 80
+	}
+	band := func(pts func(k int) (int, int)) bool {
+		for k := 0; k < 6; k++ {
+			if x, y := pts(k); dark(x, y) {
+				return true
+			}
+		}
+		return false
+	}
+	midX, midY := (cell.Min.X+cell.Max.X)/2, (cell.Min.Y+cell.Max.Y)/2
+	if !band(func(k int) (int, int) { return cell.Max.X + k, midY }) || !band(func(k int) (int, int) { return midX, cell.Min.Y - 1 - k }) {
+		t.Errorf("no dark frame just outside the east and north edges of the marked cell %v", cell)
+	}
+	var box []image.Point
+	for _, p := range pixels(img, color.RGBA{255, 255, 255, 255}) {
+		if p.In(m) {
+			box = append(box, p)
+			if p.In(cell.Inset(2)) {
+				t.Fatalf("white pixel %v inside the marked cell %v", p, cell)
+			}
+		}
+	}
+	if len(box) == 0 {
+		t.Error("no white label box inside the map")
 	}
 }
 
@@ -364,7 +394,7 @@ func TestHeatmapsSharedScale(t *testing.T) {
 }
 
 func TestHeatmapNaNAndLog(t *testing.T) {
-	v := []float64{0, 1e-3, 1e-2, math.NaN(), 1e-1, 1}
+	v := []float64{1e-4, 1e-3, 1e-2, math.NaN(), 1e-1, 1}
 	f, err := Heatmaps("", []GridMap{{Rows: 2, Cols: 3, Values: v}}, HeatOptions{Log: true, ColorbarLabel: "p"})
 	if err != nil {
 		t.Fatal(err)
@@ -400,7 +430,7 @@ func TestHeatmapNaNAndLog(t *testing.T) {
 }
 
 func TestZScale(t *testing.T) {
-	s, err := newZScale([][]float64{{0, 1e-9, 1e-4, 1e-2}}, true, 0)
+	s, err := newZScale([][]float64{{0, 1e-9, 1e-4, 1e-2}}, true, 0, true, "0")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -415,14 +445,14 @@ func TestZScale(t *testing.T) {
 	if got := s.norm(1e-5); math.Abs(got-0.5) > 1e-12 {
 		t.Errorf("norm(1e-5) = %g, want 0.5", got)
 	}
-	lin, err := newZScale([][]float64{{2, math.NaN(), 4}}, false, 0)
+	lin, err := newZScale([][]float64{{2, math.NaN(), 4}}, false, 0, false, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if lin.norm(3) != 0.5 || !lin.hasNaN || !math.IsNaN(lin.norm(math.NaN())) {
 		t.Errorf("linear scale: norm(3)=%g hasNaN=%v", lin.norm(3), lin.hasNaN)
 	}
-	flat, err := newZScale([][]float64{{0.2, 0.2}}, false, 0)
+	flat, err := newZScale([][]float64{{0.2, 0.2}}, false, 0, false, "")
 	if err != nil || !near(flat.norm(0.2), 0.5) {
 		t.Errorf("constant map: norm = %g (err %v), want the middle colour 0.5", flat.norm(0.2), err)
 	}
@@ -647,7 +677,7 @@ func TestColorbarRange(t *testing.T) {
 		if abs(bb.Max.Y-m.Max.Y) > 2 || abs(tb.Min.Y-m.Min.Y) > 2 {
 			t.Errorf("%s: colour bar from y=%d to y=%d, map from %d to %d", tc.name, tb.Min.Y, bb.Max.Y, m.Min.Y, m.Max.Y)
 		}
-		s, err := newZScale([][]float64{tc.values}, tc.opt.Log, 0)
+		s, err := newZScale([][]float64{tc.values}, tc.opt.Log, 0, tc.opt.Log, "0")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -714,6 +744,327 @@ func TestDegenerateShapes(t *testing.T) {
 		for _, format := range []string{"png", "svg"} {
 			if err := f.Encode(&bytes.Buffer{}, format); err != nil {
 				t.Errorf("%s (%s): %v", name, format, err)
+			}
+		}
+	}
+}
+
+// drawn lays lp out on a canvas of w x h inches, as a figure draws it,
+// so that its axes and legend are where the figure has them.
+func drawn(t *testing.T, lp *linePlot, w, h vg.Length) {
+	t.Helper()
+	c := vgimg.New(w, h)
+	if err := lp.draw(draw.New(c)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// labels are the labelled ticks of axis a, as "value=label".
+func labels(a *plot.Axis) map[string]float64 {
+	out := map[string]float64{}
+	for _, tk := range a.Tick.Marker.Ticks(a.Min, a.Max) {
+		if tk.Label != "" {
+			out[tk.Label] = tk.Value
+		}
+	}
+	return out
+}
+
+// TestSeriesStyleIsTheSameInEveryFigure: a series with a Style is drawn
+// in its colour wherever it sits among the series (the palette colour of
+// its place is not used), and a Style with an unknown marker is refused.
+func TestSeriesStyleIsTheSameInEveryFigure(t *testing.T) {
+	purple := color.RGBA{0xCC, 0x79, 0xA7, 0xFF}
+	mech := Series{Name: "planar-laplace", X: []float64{1, 2, 3}, Y: []float64{1, 2, 1},
+		Style: Style{Color: purple, Marker: "cross", Dash: []float64{4, 2}}}
+	other := Series{Name: "other", X: []float64{1, 2, 3}, Y: []float64{3, 3, 2}}
+	for _, ss := range [][]Series{{mech}, {other, mech}, {other, other, other, mech}} {
+		f, err := Lines("t", ss, LineOptions{Points: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := renderPNG(t, f)
+		if n := len(pixels(img, purple)); n < 50 {
+			t.Errorf("%d series: %d pixels in the style's colour, want the series drawn in it", len(ss), n)
+		}
+		if len(ss) == 1 {
+			if n := len(pixels(img, seriesColor(0))); n > 0 {
+				t.Errorf("the styled series alone: %d pixels of the palette's first colour", n)
+			}
+		}
+	}
+	bad := mech
+	bad.Style.Marker = "star"
+	f, err := Lines("t", []Series{bad}, LineOptions{})
+	wantRejected(t, "unknown marker", f, err)
+	if err != nil && !strings.Contains(err.Error(), "circle") {
+		t.Errorf("unknown marker: %v, want the markers listed", err)
+	}
+}
+
+// inkAt says whether the pixel at (x, y) is dark (text or lines).
+func inkAt(img image.Image, x, y int) bool {
+	r, g, b, _ := img.At(x, y).RGBA()
+	return r>>8 < 160 && g>>8 < 160 && b>>8 < 160
+}
+
+// TestTitlesFit: titles far wider than their figure or panel are wrapped
+// (or shrunk), never clipped: nothing is drawn in the outermost pixels
+// of the figure, and a panel's title stays within its panel's tile.
+func TestTitlesFit(t *testing.T) {
+	long := "Mechanisms on My check-ins of the whole metropolitan region (San Francisco and the Bay Area, 500 m cells): privacy-utility frontier (mean ± sd over simulations)"
+	series := []Series{{Name: "s", X: []float64{1, 2, 3}, Y: []float64{1, 3, 2}}}
+	lines, err := Lines(long, series, LineOptions{XLabel: "x", YLabel: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	panels, err := LinePanels(long, []Panel{{Title: long, Series: series}, {Title: long, Series: series}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	heat, err := Heatmaps(long, []GridMap{{Title: long, Rows: 3, Cols: 4, Values: []float64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}}}, HeatOptions{ColorbarLabel: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scatter, err := ScatterPanels(long, []ScatterPanel{{Title: long, Sets: []PointSet{{Name: "p", X: []float64{1, 2}, Y: []float64{1, 2}}}}}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range map[string]*Figure{"lines": lines, "panels": panels, "heat": heat, "scatter": scatter} {
+		img := renderPNG(t, f)
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for _, x := range []int{b.Min.X, b.Min.X + 1, b.Max.X - 2, b.Max.X - 1} {
+				if inkAt(img, x, y) {
+					t.Fatalf("%s: ink at the figure's edge (%d, %d): a title runs off the figure", name, x, y)
+				}
+			}
+		}
+	}
+	// Two panels side by side, under a short figure title: below it,
+	// nothing crosses the gap between the panels' tiles.
+	panels, err = LinePanels("short", []Panel{{Title: long, Series: series}, {Title: long, Series: series}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := renderPNG(t, panels)
+	mid := img.Bounds().Dx() / 2
+	for y := 45 * DefaultDPI / 100; y < img.Bounds().Dy(); y++ {
+		for x := mid - 3; x <= mid+3; x++ {
+			if inkAt(img, x, y) {
+				t.Fatalf("ink at (%d, %d), in the gap between the two panels: a panel title runs into its neighbour", x, y)
+			}
+		}
+	}
+	// Never broken next to "=": a value stays with its name.
+	for w := vg.Length(40); w < 300; w += 10 {
+		got := strings.Join(wrapText(textStyle(panelTitleSize, true), "LAP, ε = 0.0799 (β = 0.0401), 7.55% off-grid", w), "\n")
+		if !strings.Contains(got, "ε = 0.0799") || !strings.Contains(got, "(β = 0.0401),") {
+			t.Errorf("at width %v the title broke next to an '=':\n%s", w, got)
+		}
+	}
+	// The wrapped lines each fit the width asked for.
+	st := textStyle(figTitleSize, true)
+	st2, ls := fitText(st, long, 200, 3)
+	if len(ls) < 2 {
+		t.Errorf("fitText kept %q on one line", long)
+	}
+	for _, l := range ls {
+		if w := st2.Width(l); w > 200 {
+			t.Errorf("line %q is %v wide, more than 200", l, w)
+		}
+	}
+}
+
+// TestLogAxisLabelsEveryLevel: a log x axis with the levels 0.25 to 4
+// labels each of them (an axis labelled 0.5, 1, 2 left eps = 4 without a
+// label), and one with many levels labels at least the first and last.
+func TestLogAxisLabelsEveryLevel(t *testing.T) {
+	few := []float64{0.25, 0.5, 1, 2, 4}
+	lp, err := newLinePlot("t", []Series{{X: few, Y: []float64{5, 4, 3, 2, 1}}}, LineOptions{LogX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn(t, lp, 4*vg.Inch, 3*vg.Inch)
+	got := labels(&lp.p.X)
+	for _, v := range few {
+		l := strconv.FormatFloat(v, 'g', -1, 64)
+		if pos, ok := got[l]; !ok || pos != v {
+			t.Errorf("no label %q at %g on the log axis (labels %v)", l, v, got)
+		}
+	}
+	var many, y []float64
+	for k := range 16 {
+		many, y = append(many, math.Pow(2, float64(k))), append(y, float64(k))
+	}
+	lp, err = newLinePlot("t", []Series{{X: many, Y: y}}, LineOptions{LogX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn(t, lp, 3*vg.Inch, 3*vg.Inch)
+	got = labels(&lp.p.X)
+	if got["1"] != 1 || got["32768"] != 32768 {
+		t.Errorf("many levels: labels %v, want the first (1) and the last (32768) among them", got)
+	}
+}
+
+// TestProbabilityAxis: a probability axis stays within [0, 1], whatever
+// its error bars and legend; a legend that would hide data in every
+// corner goes beside the plot (it used to stretch the axis to 1.5-2).
+func TestProbabilityAxis(t *testing.T) {
+	x := []float64{0.5, 1, 2, 4}
+	var ss []Series
+	for i, y := range [][]float64{{0, 0.02, 0.4, 0.99}, {1, 0.97, 0.5, 0.01}, {0.01, 0.5, 0.95, 1}, {0.98, 0.3, 0.05, 0}} {
+		ss = append(ss, Series{Name: "mechanism " + strconv.Itoa(i), X: x, Y: y, YErr: []float64{0.1, 0.2, 0.3, 0.1}})
+	}
+	lp, err := newLinePlot("t", ss, LineOptions{LogX: true, Probability: true, YLabel: "identification of A (posterior)"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn(t, lp, 4.4*vg.Inch, 3.3*vg.Inch)
+	if lp.p.Y.Min < 0 || lp.p.Y.Max > 1 {
+		t.Errorf("probability axis [%g, %g], want within [0, 1]", lp.p.Y.Min, lp.p.Y.Max)
+	}
+	for _, tk := range lp.p.Y.Tick.Marker.Ticks(lp.p.Y.Min, lp.p.Y.Max) {
+		if tk.Label != "" && (tk.Value < 0 || tk.Value > 1) {
+			t.Errorf("probability axis labelled %q at %g", tk.Label, tk.Value)
+		}
+	}
+	if !lp.legend.outside {
+		t.Error("the legend covers data in every corner but was not put beside the plot")
+	}
+	// The same data on an unbounded axis grow it instead.
+	lp, err = newLinePlot("t", ss, LineOptions{LogX: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drawn(t, lp, 4.4*vg.Inch, 3.3*vg.Inch)
+	if lp.legend.outside || lp.p.Y.Max <= 1.1 {
+		t.Errorf("unbounded axis: legend outside %v, Y up to %g; want the axis grown for the legend", lp.legend.outside, lp.p.Y.Max)
+	}
+}
+
+// TestScatterWeights: points are drawn by place with a marker whose area
+// grows with the weight there (repeated points add up), and the legend
+// says what the largest and smallest markers stand for.
+func TestScatterWeights(t *testing.T) {
+	set := PointSet{Name: "check-ins", X: []float64{1, 3, 3, 4, 5}, Y: []float64{1, 1, 1, 1, 1}, W: []float64{1, 60, 40, 0, 1}}
+	lp, err := newScatterPlot("t", "x", "y", []PointSet{set}, ScatterOptions{WeightUnit: "check-ins"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range lp.legend.entries {
+		names = append(names, e.name)
+	}
+	if !slices.Equal(names, []string{"check-ins", "100 check-ins", "1 check-in"}) {
+		t.Errorf("legend %q, want the set and the weights of the largest and smallest markers", names)
+	}
+	f, err := ScatterWith("t", "x", "y", []PointSet{set}, ScatterOptions{WeightUnit: "check-ins"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	img := renderPNG(t, f)
+	// The marker colour blended on white: pixels that are clearly blue.
+	var light, heavy int
+	b := img.Bounds()
+	mid := b.Min.X + b.Dx()/2
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			if bl>>8 > 150 && r>>8 < 120 && g>>8 < 190 {
+				switch {
+				case x < b.Min.X+b.Dx()/3:
+					light++
+				case abs(x-mid) < b.Dx()/8:
+					heavy++
+				}
+			}
+		}
+	}
+	// Areas 1 : 100 with the smallest marker at its least radius.
+	if light == 0 || heavy < 20*light {
+		t.Errorf("marker pixels: %d at weight 1, %d at weight 100; want the heavy place's marker far larger", light, heavy)
+	}
+	// Places of equal weight keep the small marker of unweighted points.
+	if r := markerRadius(7, 7, 7, 1.2, 6); r != 1.2 {
+		t.Errorf("equal weights: radius %v, want the least, 1.2", r)
+	}
+	_, err = ScatterWith("t", "x", "y", []PointSet{{X: []float64{1}, Y: []float64{1}, W: []float64{-1}}}, ScatterOptions{})
+	if err == nil {
+		t.Error("a negative weight was accepted")
+	}
+}
+
+// TestHeatmapEmptyCells: cells of value 0 are drawn apart from the
+// colour map (white), while the smallest positive value takes its lowest
+// colour: on a log scale (where 0 has no colour of its own) and on a
+// linear one with EmptyLabel.
+func TestHeatmapEmptyCells(t *testing.T) {
+	for _, opt := range []HeatOptions{{Log: true}, {EmptyLabel: "no check-in"}} {
+		// Row 0 (top): 0 in the east, 1e-3, 1 in the west; row 1: 1 in
+		// the east: the two cells of 1 span the map.
+		v := []float64{0, 1e-3, 1, 1, 0.5, 0.2}
+		f, err := Heatmaps("", []GridMap{{Rows: 2, Cols: 3, Values: v}}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img := renderPNG(t, f)
+		m := bbox(pixels(img, colorAt(1)))
+		cw, ch := m.Dx()/3, m.Dy()/2
+		zero := img.At(m.Max.X-cw/2, m.Min.Y+ch/2)
+		low := img.At(m.Max.X-cw-cw/2, m.Min.Y+ch/2)
+		if !sameRGB(zero, emptyColor) {
+			t.Errorf("%+v: the empty cell is %v, want %v", opt, zero, emptyColor)
+		}
+		if opt.Log && !sameRGB(low, colorAt(0)) {
+			t.Errorf("%+v: the smallest positive cell is %v, want the lowest colour %v", opt, low, colorAt(0))
+		}
+		if sameRGB(low, emptyColor) {
+			t.Errorf("%+v: a positive cell is drawn as empty", opt)
+		}
+		s, err := newZScale([][]float64{v}, opt.Log, 0, true, "no check-in")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sw := s.swatches(); len(sw) != 1 || sw[0].label != "no check-in" {
+			t.Errorf("%+v: colour bar swatches %v, want the empty cells explained", opt, sw)
+		}
+	}
+}
+
+// TestHeatmapMetreAxes: with a cell size, a map's axes are distances from
+// its west and south edges (km on a 12 km wide grid): the ticks "0" sit
+// on the edges and every label's position is its distance in cells.
+func TestHeatmapMetreAxes(t *testing.T) {
+	hps, err := heatPanels([]GridMap{{Rows: 16, Cols: 24, Values: make([]float64, 16*24)}}, HeatOptions{CellWidthM: 500, CellHeightM: 400})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hp := hps[0]
+	if hp.xlabel != "km east of the west edge" || hp.ylabel != "km north of the south edge" {
+		t.Errorf("axis labels %q, %q", hp.xlabel, hp.ylabel)
+	}
+	p := hp.newPlot(4, 4)
+	for _, ax := range []struct {
+		a    *plot.Axis
+		side float64
+		n    int
+	}{{&p.X, 500, 24}, {&p.Y, 400, 16}} {
+		got := labels(ax.a)
+		if len(got) < 3 {
+			t.Errorf("%d labels, want at least 3: %v", len(got), got)
+		}
+		if got["0"] != -0.5 {
+			t.Errorf("label 0 at %v, want the edge -0.5 (labels %v)", got["0"], got)
+		}
+		for l, pos := range got {
+			km, err := strconv.ParseFloat(l, 64)
+			if err != nil {
+				t.Fatalf("label %q is not a number of km", l)
+			}
+			if want := -0.5 + km*1000/ax.side; math.Abs(pos-want) > 1e-9 || pos > float64(ax.n)-0.5+1e-9 {
+				t.Errorf("label %q at %g, want %g within the grid", l, pos, want)
 			}
 		}
 	}

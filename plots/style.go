@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"fmt"
 	"image/color"
 	"math"
 	"strconv"
@@ -99,6 +100,161 @@ func seriesColor(i int) color.RGBA { return seriesColors[i%len(seriesColors)] }
 func seriesGlyph(i int) draw.GlyphDrawer { return seriesGlyphs[i%len(seriesGlyphs)] }
 
 func seriesDash(i int) []vg.Length { return seriesDashes[(i/len(seriesColors))%len(seriesDashes)] }
+
+// Style is how a series is drawn, for a series that must look the same
+// in every figure (a mechanism's, say): its colour, marker and line
+// pattern. The zero Style (Color.A == 0) takes the palette's style for
+// the series' place in its plot instead.
+type Style struct {
+	Color color.RGBA
+	// Marker is one of Markers ("" is "circle").
+	Marker string
+	// Dash is the line's pattern, lengths in points alternately drawn and
+	// skipped; nil is a solid line.
+	Dash []float64
+}
+
+// Markers are the names a Style's Marker may take.
+var Markers = []string{"circle", "ring", "box", "square", "pyramid", "triangle", "diamond", "cross", "plus"}
+
+// glyphOf is the glyph of a marker name.
+func glyphOf(name string) (draw.GlyphDrawer, bool) {
+	switch name {
+	case "", "circle":
+		return draw.CircleGlyph{}, true
+	case "ring":
+		return draw.RingGlyph{}, true
+	case "box":
+		return draw.BoxGlyph{}, true
+	case "square":
+		return draw.SquareGlyph{}, true
+	case "pyramid":
+		return draw.PyramidGlyph{}, true
+	case "triangle":
+		return draw.TriangleGlyph{}, true
+	case "diamond":
+		return diamondGlyph{}, true
+	case "cross":
+		return draw.CrossGlyph{}, true
+	case "plus":
+		return draw.PlusGlyph{}, true
+	}
+	return nil, false
+}
+
+// diamondGlyph is a filled square standing on a corner.
+type diamondGlyph struct{}
+
+func (diamondGlyph) DrawGlyph(c *draw.Canvas, sty draw.GlyphStyle, pt vg.Point) {
+	r := sty.Radius * 1.2
+	var p vg.Path
+	p.Move(vg.Point{X: pt.X, Y: pt.Y + r})
+	p.Line(vg.Point{X: pt.X + r, Y: pt.Y})
+	p.Line(vg.Point{X: pt.X, Y: pt.Y - r})
+	p.Line(vg.Point{X: pt.X - r, Y: pt.Y})
+	p.Close()
+	c.Fill(p)
+}
+
+// check says what is wrong with an explicit style ("" when nothing).
+func (s Style) check() error {
+	if s.Color.A == 0 {
+		return nil
+	}
+	if _, ok := glyphOf(s.Marker); !ok {
+		return fmt.Errorf("marker %q: want one of %s", s.Marker, strings.Join(Markers, ", "))
+	}
+	for _, d := range s.Dash {
+		if !(d > 0) || math.IsInf(d, 0) {
+			return fmt.Errorf("dash %v: lengths must be positive and finite", s.Dash)
+		}
+	}
+	return nil
+}
+
+// resolve is the colour, glyph and dash of series number i with style s.
+func (s Style) resolve(i int) (color.RGBA, draw.GlyphDrawer, []vg.Length) {
+	if s.Color.A == 0 {
+		return seriesColor(i), seriesGlyph(i), seriesDash(i)
+	}
+	g, _ := glyphOf(s.Marker)
+	var dash []vg.Length
+	for _, d := range s.Dash {
+		dash = append(dash, vg.Points(d))
+	}
+	return s.Color, g, dash
+}
+
+// wrapText breaks s at spaces into lines no wider than w in style st,
+// never next to an "=" or "±" ("β = 0.5" stays on one line); a word wider
+// than w alone stays on its own line (see fitText).
+func wrapText(st text.Style, s string, w vg.Length) []string {
+	var words []string
+	glue := false
+	for _, word := range strings.Fields(s) {
+		sticky := word == "=" || word == "±"
+		if len(words) > 0 && (glue || sticky) {
+			words[len(words)-1] += " " + word
+		} else {
+			words = append(words, word)
+		}
+		glue = sticky
+	}
+	var lines []string
+	line := ""
+	for _, word := range words {
+		switch {
+		case line == "":
+			line = word
+		case st.Width(line+" "+word) <= w:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// balancedWrap is wrapText with lines of even length: the narrowest
+// width that still takes as few lines as w does.
+func balancedWrap(st text.Style, s string, w vg.Length) []string {
+	lines := wrapText(st, s, w)
+	if len(lines) < 2 {
+		return lines
+	}
+	lo, hi := w/vg.Length(len(lines))/2, w
+	for range 20 {
+		mid := (lo + hi) / 2
+		if len(wrapText(st, s, mid)) > len(lines) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return wrapText(st, s, hi)
+}
+
+// fitText wraps s to width w (at most maxLines lines, of even length),
+// shrinking the font (down to 60%) until every line fits; it returns the
+// style and lines.
+func fitText(st text.Style, s string, w vg.Length, maxLines int) (text.Style, []string) {
+	size := st.Font.Size
+	for f := 1.0; ; f -= 0.05 {
+		st.Font.Size = size * vg.Length(f)
+		lines := balancedWrap(st, s, w)
+		fits := len(lines) <= maxLines
+		for _, l := range lines {
+			fits = fits && st.Width(l) <= w
+		}
+		if fits || f <= 0.6 {
+			return st, lines
+		}
+	}
+}
 
 // nanColor marks cells without a value; a neutral grey that the viridis
 // colour map never produces.

@@ -412,3 +412,43 @@ func TestCompareAndSpecsOf(t *testing.T) {
 		t.Errorf("one directory: status %d, stderr %q", status, stderr)
 	}
 }
+
+// TestReportOnly: report --only NAME... reports just those experiments,
+// beside the full report, and refuses a name that is no experiment.
+func TestReportOnly(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	kinds := cliKinds()
+	for _, name := range []string{"first", "second"} {
+		spec := write(t, filepath.Join(dir, "experiments", name+".toml"), "kind = \"smoke\"\nname = \""+name+"\"\nseed = 4\n[params]\nsamples = [100]\nreps = 2\n")
+		if status, _, stderr := runCLI(t, kinds, "run", "-q", "--out", out, spec); status != 0 {
+			t.Fatalf("run %s: %s", name, stderr)
+		}
+	}
+	status, stdout, stderr := runCLI(t, kinds, "report", "--out", out, "--only", "second")
+	if status != 0 || !strings.Contains(stdout, filepath.Join(out, "REPORT-only.md")) {
+		t.Fatalf("report --only: %d %q %q", status, stdout, stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "REPORT-only.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if md := string(b); !strings.Contains(md, "### second") || strings.Contains(md, "### first") || !strings.Contains(md, "## Contents") {
+		t.Errorf("REPORT-only.md does not hold just the experiment asked for:\n%s", md)
+	}
+	if _, err := os.Stat(filepath.Join(out, "REPORT-only.html")); err != nil {
+		t.Errorf("no REPORT-only.html: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "REPORT.md")); err == nil {
+		t.Error("report --only wrote the full report's REPORT.md")
+	}
+	status, _, stderr = runCLI(t, kinds, "report", "--out", out, "--only", "second", "third")
+	if status != 1 || !strings.Contains(stderr, `"third"`) || !strings.Contains(stderr, "first, second") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("report --only of an unknown experiment: %d %q", status, stderr)
+	}
+	for _, args := range [][]string{{"report", "--out", out, "--only"}, {"report", "--out", out, "second"}} {
+		if status, _, stderr := runCLI(t, kinds, args...); status != 2 || !strings.Contains(stderr, "--only") {
+			t.Errorf("%q: %d %q, want a usage error that mentions --only", args, status, stderr)
+		}
+	}
+}

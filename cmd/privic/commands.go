@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -371,28 +372,46 @@ func cmdMerge(ctx context.Context, e *env, args []string) error {
 
 // cmdReport assembles DIR/REPORT.md and DIR/REPORT.html from the
 // sections, claims and manifests that the experiments wrote under DIR, in
-// the order of the registered kinds.
+// the order of the registered kinds; with --only, the report of the
+// experiments named as arguments, as DIR/REPORT-only.md and .html.
 func cmdReport(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("report")
 	out := fs.String("out", "results", "assemble the report of the experiments under `DIR`")
+	chosen := fs.Bool("only", false, "report only the experiments named as arguments (privic report --only NAME...), in "+
+		onlyMarkdown+" and "+onlyHTML+" beside the full report")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 {
-		return usagef("report takes no arguments, got %q", rest)
+	opt := report.Options{Kinds: kinds.Names(e.kinds)}
+	switch {
+	case *chosen && len(rest) == 0:
+		return usagef("report --only: name the experiments to report (directories under %s)", *out)
+	case *chosen:
+		opt.Only, opt.Markdown, opt.HTML = rest, onlyMarkdown, onlyHTML
+	case len(rest) > 0:
+		return usagef("report takes no arguments, got %q (to report some experiments: report --only NAME...)", rest)
 	}
-	if err := report.Write(*out, kinds.Names(e.kinds)); err != nil {
+	if err := report.WriteWith(*out, opt); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "report: %s and %s\n", filepath.Join(*out, report.MarkdownFile), filepath.Join(*out, report.HTMLFile))
-	warnStale(ctx, e, *out)
+	md, page := cmp.Or(opt.Markdown, report.MarkdownFile), cmp.Or(opt.HTML, report.HTMLFile)
+	fmt.Fprintf(e.stdout, "report: %s and %s\n", filepath.Join(*out, md), filepath.Join(*out, page))
+	warnStale(ctx, e, *out, opt.Only)
 	return nil
 }
 
+// The files of a report of chosen experiments (report --only), which
+// leave the full report alone.
+const (
+	onlyMarkdown = "REPORT-only.md"
+	onlyHTML     = "REPORT-only.html"
+)
+
 // warnStale prints, on stderr, a warning for every experiment under root
-// whose result was made by code other than HEAD's.
-func warnStale(ctx context.Context, e *env, root string) {
+// (of those named in only, when not empty) whose result was made by code
+// other than HEAD's.
+func warnStale(ctx context.Context, e *env, root string, only []string) {
 	reg, err := kinds.Registry(e.kinds...)
 	if err != nil {
 		return
@@ -408,6 +427,9 @@ func warnStale(ctx context.Context, e *env, root string) {
 	}
 	n := 0
 	for _, name := range names {
+		if len(only) > 0 && !slices.Contains(only, name) {
+			continue
+		}
 		for _, w := range staleness(ctx, prov, reg, filepath.Join(root, name)) {
 			fmt.Fprintf(e.stderr, "privic: warning: %s: %s\n", filepath.Join(root, name), w)
 			n++

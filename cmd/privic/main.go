@@ -36,7 +36,7 @@ func commands() []command {
 		{"merge", "[--out DIR] [-j N] [-q] SHARD_DIR...", "join the outputs of shard runs into DIR and finish them", cmdMerge},
 		{"dataset", "[--counts FILE] [--rows POLICY] SPEC [NAME...]",
 			"print the grids of a spec's datasets (cells, cell size, region, check-ins read/kept/dropped, densest cell, places) without running anything; --counts writes one dataset's per-cell counts", cmdDataset},
-		{"report", "[--out DIR]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests", cmdReport},
+		{"report", "[--out DIR] [--only NAME...]", "assemble DIR/REPORT.md and DIR/REPORT.html from the experiments' sections, claims and manifests (--only: of the experiments named, into DIR/REPORT-only.md and .html)", cmdReport},
 		{"compare", "[--tol REL] COMMITTED FRESH", "compare the tables of every experiment under FRESH with those under COMMITTED, column by column, and warn about committed results made by other code than HEAD's", cmdCompare},
 		{"help", "[COMMAND]", "show help", nil},
 	}

@@ -183,7 +183,7 @@ func TestEndToEndSmallSpecs(t *testing.T) {
 	}
 	for _, want := range []string{"](elastic/fig2a.png)", "](ba-vs-lap/fig3a.png)", "](adversarial/fig11a.png)", "](datasets/fig1.png)",
 		"](privic-convergence/fig8b.png)", "](mechanisms/frontier-paris.png)", "| `mechanisms` | frontier-paris (optimal-spanner1-coarse3, distortion 0.01) |",
-		"## Claims", "## Run facts", "## At finer resolution", "](resolution/ba-vs-lap-metres.png)", "](resolution/privic-metres.png)",
+		"## Contents", "## Claims", "## Run facts", "### resolution: At finer resolution", "### elastic on Paris: ", "](resolution/ba-vs-lap-metres.png)", "](resolution/privic-metres.png)",
 		"| BA is 2 beta-geo-indistinguishable | Paris | **reproduced** (`ba-vs-lap`) | **reproduced** (`ba-vs-lap`) | same |"} {
 		if !strings.Contains(string(rep), want) {
 			t.Errorf("%s lacks %q", report.MarkdownFile, want)

@@ -9,8 +9,8 @@ import (
 
 // reportData is what report.md.tmpl shows.
 type reportData struct {
-	Names    []string
-	Sections []string
+	Contents string // contentsMarker, replaced by the table of contents
+	Parts    []partData
 	Claims   [][]string
 	Counts   string // "n claims checked: ..."
 	Skipped  [][]string
@@ -19,18 +19,23 @@ type reportData struct {
 	Machine  string // where the first manifest ran ("" when none)
 }
 
-func markdown(exps []*experiment) (string, error) {
-	var d reportData
-	for _, x := range exps {
-		d.Names = append(d.Names, "`"+x.Name+"`")
-		s := strings.TrimSpace(x.Section.Markdown)
-		switch {
-		case s == "":
-			s = fmt.Sprintf("## %s\n\n(This experiment wrote no section.md; its tables are in `%s/`.)", x.Name, x.Name)
-		case !strings.HasPrefix(s, "## "):
-			s = "## " + x.Name + "\n\n" + s
+// partData is one part of the report: its heading, first line and
+// sections.
+type partData struct {
+	Heading, About string
+	Sections       []string
+	exps           []*experiment
+}
+
+func markdown(exps []*experiment, parts []partData) (string, error) {
+	d := reportData{Contents: contentsMarker, Parts: parts}
+	var want []string // the experiments' headings, in order
+	for i := range d.Parts {
+		for _, x := range d.Parts[i].exps {
+			s := section(x)
+			want = append(want, s[:strings.Index(s+"\n", "\n")])
+			d.Parts[i].Sections = append(d.Parts[i].Sections, s)
 		}
-		d.Sections = append(d.Sections, s)
 	}
 	d.Claims, d.Counts = claims(exps)
 	for _, x := range exps {
@@ -43,7 +48,39 @@ func markdown(exps []*experiment) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return harness.Render(t, "report.md.tmpl", d)
+	md, err := harness.Render(t, "report.md.tmpl", d)
+	if err != nil {
+		return "", err
+	}
+	return contents(md, want)
+}
+
+// section is an experiment's section under its heading (see nest), with
+// its spec file and description.
+func section(x *experiment) string {
+	title, body := nest(x.Section.Markdown)
+	var datasets []string
+	var spec string
+	if m := x.Manifest; m != nil {
+		datasets = m.Datasets
+		if m.SpecFile != "" {
+			spec = "*Spec `" + m.SpecFile + "`"
+			if m.Description != "" {
+				spec += ": " + oneLine(m.Description)
+			}
+			spec += ".*"
+		}
+	}
+	if strings.TrimSpace(x.Section.Markdown) == "" {
+		body = fmt.Sprintf("(This experiment wrote no section.md; its tables are in `%s/`.)", x.Name)
+	}
+	s := experimentHeading(x.Name, datasets, title)
+	for _, p := range []string{spec, body} {
+		if p != "" {
+			s += "\n\n" + p
+		}
+	}
+	return s
 }
 
 // claims is the table of every claim checked, and its count by verdict.

@@ -1,14 +1,17 @@
 // Package report assembles the report of a results directory:
-// REPORT.md, every experiment's section followed by the claims checked,
-// the figures skipped and the run facts, and REPORT.html, the same as one
-// page that opens offline in a browser (figures referenced relatively,
-// tables as tables).
+// REPORT.md, a table of contents, then every experiment's section under
+// its part (the paper's reproduction, extensions, examples, studies),
+// followed by the claims checked, the figures skipped and the run facts,
+// and REPORT.html, the same as one page that opens offline in a browser
+// (figures referenced relatively, tables as tables, the same anchors).
 //
 // It reads what the harness wrote: each experiment's Section
 // (harness.ReadSection: section.md, claims.csv, skipped.csv) and its
-// manifest.json. It knows no experiment by name; sections appear in the
-// order of their kinds in the list it is given (the CLI passes the order
-// in which the kinds are registered), then by experiment name.
+// manifest.json. It knows no experiment by name: an experiment's part
+// follows from the directory of its spec file (manifest.json's
+// spec_file), and within a part sections appear in the order of their
+// kinds in the list it is given (the CLI passes the order in which the
+// kinds are registered), then by experiment name.
 package report
 
 import (
@@ -44,29 +47,81 @@ type experiment struct {
 	Problems []string // unreadable files, reported in the run facts
 }
 
+// Options choose what a report shows, in what order, and where it goes.
+type Options struct {
+	// Kinds orders the experiments within a part: one whose manifest
+	// names Kinds[i] comes before one naming Kinds[j] for i < j, and
+	// experiments of the same kind, or of a kind not listed, follow in
+	// name order.
+	Kinds []string
+	// Parts are the report's parts, in order (nil: DefaultParts); each
+	// experiment goes to the part of its spec file's directory, and those
+	// of no part to a last one, "Other experiments".
+	Parts []Part
+	// Only, when not empty, keeps just the experiments of these names;
+	// a name that is not an experiment of the directory is an error.
+	Only []string
+	// Markdown and HTML are the files written in the directory (empty:
+	// MarkdownFile and HTMLFile).
+	Markdown, HTML string
+}
+
 // Write assembles dir/REPORT.md and dir/REPORT.html from every experiment
-// directory in dir (one holding a section or a manifest.json). kinds
-// orders the sections: an experiment whose manifest names kinds[i] comes
-// before one naming kinds[j] for i < j, and experiments of the same kind,
-// or of a kind not listed, follow in name order. Both files are written
-// atomically.
+// directory in dir (one holding a section or a manifest.json), in the
+// default parts, the experiments of each ordered by kinds (see Options).
 func Write(dir string, kinds []string) error {
+	return WriteWith(dir, Options{Kinds: kinds})
+}
+
+// WriteWith assembles the report of the experiments in dir as opt says.
+// It opens with a table of contents, then every part with its
+// experiments, each under a heading that names the experiment, its
+// datasets and what its section shows; then the claims, the skipped
+// figures and the run facts. Both files are written atomically.
+func WriteWith(dir string, opt Options) error {
 	exps, err := gather(dir)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
+	if exps, err = only(exps, opt.Only, dir); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
+	if opt.Parts == nil {
+		opt.Parts = DefaultParts()
+	}
 	rank := func(x *experiment) int {
 		if x.Manifest != nil {
-			if i := slices.Index(kinds, x.Manifest.Kind); i >= 0 {
+			if i := slices.Index(opt.Kinds, x.Manifest.Kind); i >= 0 {
 				return i
 			}
 		}
-		return len(kinds)
+		return len(opt.Kinds)
+	}
+	part := func(x *experiment) int {
+		if x.Manifest == nil {
+			return len(opt.Parts)
+		}
+		if i := partOf(opt.Parts, x.Manifest.SpecFile); i >= 0 {
+			return i
+		}
+		return len(opt.Parts)
 	}
 	slices.SortStableFunc(exps, func(a, b *experiment) int {
-		return cmp.Or(cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Name, b.Name))
+		return cmp.Or(cmp.Compare(part(a), part(b)), cmp.Compare(rank(a), rank(b)), cmp.Compare(a.Name, b.Name))
 	})
-	md, err := markdown(exps)
+	var parts []partData
+	for _, x := range exps {
+		h := otherPart
+		about := ""
+		if i := part(x); i < len(opt.Parts) {
+			h, about = opt.Parts[i].Heading, opt.Parts[i].About
+		}
+		if len(parts) == 0 || parts[len(parts)-1].Heading != h {
+			parts = append(parts, partData{Heading: h, About: about})
+		}
+		parts[len(parts)-1].exps = append(parts[len(parts)-1].exps, x)
+	}
+	md, err := markdown(exps, parts)
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
@@ -74,13 +129,33 @@ func Write(dir string, kinds []string) error {
 	if err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := harness.WriteFileAtomic(filepath.Join(dir, MarkdownFile), []byte(md)); err != nil {
+	mdFile, htmlFile := cmp.Or(opt.Markdown, MarkdownFile), cmp.Or(opt.HTML, HTMLFile)
+	if err := harness.WriteFileAtomic(filepath.Join(dir, mdFile), []byte(md)); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
-	if err := harness.WriteFileAtomic(filepath.Join(dir, HTMLFile), page); err != nil {
+	if err := harness.WriteFileAtomic(filepath.Join(dir, htmlFile), page); err != nil {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
+}
+
+// only keeps the experiments named in names (all when names is empty),
+// in their order in exps; a name that is none of them is an error that
+// lists them.
+func only(exps []*experiment, names []string, dir string) ([]*experiment, error) {
+	if len(names) == 0 {
+		return exps, nil
+	}
+	var all []string
+	for _, x := range exps {
+		all = append(all, x.Name)
+	}
+	for _, n := range names {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("only %q: no experiment of that name in %s (there: %s)", n, dir, strings.Join(all, ", "))
+		}
+	}
+	return slices.DeleteFunc(exps, func(x *experiment) bool { return !slices.Contains(names, x.Name) }), nil
 }
 
 // gather reads every experiment directory of dir.

@@ -58,8 +58,9 @@ func TestReportAssemblesSectionsClaimsSkippedAndRunFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := string(got)
-	// The kinds' order, then experiments of no listed kind by name.
-	order := []string{"## Data", "## Elastic", "## elastic-2", "## Utility", "## zeta", "## Claims", "## Skipped figures", "## Run facts"}
+	// The kinds' order, then experiments of no listed kind by name, each
+	// under a heading that names it.
+	order := []string{"### datasets: Data", "### elastic: Elastic", "### elastic-2", "### ba-vs-lap: Utility", "### zeta", "## Claims", "## Skipped figures", "## Run facts"}
 	last := -1
 	for _, h := range order {
 		i := strings.Index(s, h)
@@ -129,7 +130,7 @@ func TestReportNamesMalformedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
-	if !strings.Contains(string(b), "skipped.csv: want header figure,reason") || !strings.Contains(string(b), "## X") {
+	if !strings.Contains(string(b), "skipped.csv: want header figure,reason") || !strings.Contains(string(b), "### x: X") {
 		t.Errorf("malformed skipped.csv not reported:\n%s", b)
 	}
 }

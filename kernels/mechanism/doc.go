@@ -25,7 +25,9 @@
 //     Stronati (PETS 2015), built from the prior as mass.
 //
 // Builtin is the table of these mechanisms (name in specs, what the
-// parameter means, constructor from the experiment's Options), and a
+// parameter means, constructor from the experiment's Options, and the
+// Style figures draw it in, the same in all of them: StyleOf finds it
+// from a mechanism's label), and a
 // Registry is a value built from such a table with NewRegistry: nothing
 // registers itself at init. Experiments take their list of mechanisms
 // from a Registry, so adding a mechanism is its file and its line in

@@ -2,6 +2,7 @@ package mechanism
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"slices"
 	"strings"
@@ -92,6 +93,19 @@ type Entry struct {
 	// experiments run on blocks of cells through Coarsened (the optimal
 	// mechanism's LP).
 	Coarsen bool
+	// Style is how figures draw the mechanism, the same in all of them.
+	Style Style
+}
+
+// Style is how figures draw a mechanism's series: its colour, its
+// marker (a name of package plots' markers: circle, ring, box, square,
+// pyramid, triangle, diamond, cross, plus) and its line's dash pattern
+// (lengths in points, drawn and skipped in turn; nil: solid). The fields
+// match plots.Style, so plots.Style(s) converts one.
+type Style struct {
+	Color  color.RGBA
+	Marker string
+	Dash   []float64
 }
 
 // Reference is the literature of the mechanism (from its Info).
@@ -103,20 +117,48 @@ func (e Entry) Reference() string { return e.New(Options{}).Info().Reference }
 func Builtin() []Entry {
 	return []Entry{
 		{Name: "ba", Param: "beta, BA's loss parameter (1/cell); BA is 2·beta-geo-indistinguishable",
-			New: func(o Options) Mechanism { return BA{Iterations: o.BAIterations} }},
+			New:   func(o Options) Mechanism { return BA{Iterations: o.BAIterations} },
+			Style: Style{Color: okabeIto[0], Marker: "circle"}},
 		{Name: "lap", Param: "eps, the Laplace noise's geo-indistinguishability level (1/cell)", WideOutput: true,
-			New: func(Options) Mechanism { return LAP{} }},
+			New:   func(Options) Mechanism { return LAP{} },
+			Style: Style{Color: okabeIto[1], Marker: "box", Dash: []float64{5, 3}}},
 		{Name: "rr", Param: "eps, the local differential privacy level of k-ary randomized response",
-			New: func(Options) Mechanism { return RR{} }},
+			New:   func(Options) Mechanism { return RR{} },
+			Style: Style{Color: okabeIto[2], Marker: "pyramid", Dash: []float64{1.5, 2}}},
 		{Name: "planar-laplace", Param: "eps, the continuous planar Laplace noise's level (1/cell), before snapping to a cell",
-			New: func(o Options) Mechanism { return PlanarLaplace{Point: o.PlanarPoint} }},
+			New:   func(o Options) Mechanism { return PlanarLaplace{Point: o.PlanarPoint} },
+			Style: Style{Color: okabeIto[3], Marker: "cross", Dash: []float64{6, 2, 1.5, 2}}},
 		{Name: "optimal", Param: "eps, the geo-indistinguishability constraint of the linear program (1/cell)", Coarsen: true,
 			New: func(o Options) Mechanism {
 				return Optimal{Spanner: o.LPSpanner, Solver: o.LPSolver, Method: o.LPMethod}
-			}},
+			},
+			Style: Style{Color: okabeIto[4], Marker: "ring", Dash: []float64{9, 3}}},
 		{Name: "elastic-metric", Param: "eps, the privacy level on the elastic metric built from the prior (the exponential mechanism is eps d_l-private)",
-			New: func(Options) Mechanism { return Elastic{} }},
+			New:   func(Options) Mechanism { return Elastic{} },
+			Style: Style{Color: okabeIto[5], Marker: "diamond", Dash: []float64{3, 2, 3, 5}}},
 	}
+}
+
+// okabeIto is the Okabe-Ito palette, whose colours colour-blind readers
+// tell apart: blue, vermillion, bluish green, reddish purple, orange, sky
+// blue.
+var okabeIto = [...]color.RGBA{
+	{0x00, 0x72, 0xB2, 0xFF}, {0xD5, 0x5E, 0x00, 0xFF}, {0x00, 0x9E, 0x73, 0xFF},
+	{0xCC, 0x79, 0xA7, 0xFF}, {0xE6, 0x9F, 0x00, 0xFF}, {0x56, 0xB4, 0xE9, 0xFF},
+}
+
+// StyleOf is the style of the built-in mechanism that label names: its
+// name, or a variant's label that starts with it and a '-' (the longest
+// such name: "optimal-spanner1-coarse3" is optimal's, "planar-laplace-
+// centre" planar-laplace's). False for any other label.
+func StyleOf(label string) (Style, bool) {
+	var best Entry
+	for _, e := range Builtin() {
+		if (label == e.Name || strings.HasPrefix(label, e.Name+"-")) && len(e.Name) > len(best.Name) {
+			best = e
+		}
+	}
+	return best.Style, best.Name != ""
 }
 
 // Registry maps mechanism names to their entries. It is a value built

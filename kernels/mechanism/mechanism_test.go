@@ -3,7 +3,9 @@ package mechanism
 import (
 	"context"
 	"fmt"
+	"image/color"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -204,6 +206,44 @@ func TestRegistry(t *testing.T) {
 	} {
 		if _, err := NewRegistry(bad...); err == nil {
 			t.Errorf("NewRegistry(%+v) accepted", bad)
+		}
+	}
+}
+
+// TestBuiltinStyles: every built-in mechanism has a style of its own
+// (colour, marker and dash each told apart from the others'), and
+// StyleOf finds a mechanism's style from its label or a variant's.
+func TestBuiltinStyles(t *testing.T) {
+	colours, markers := map[color.RGBA]string{}, map[string]string{}
+	for _, e := range Builtin() {
+		s := e.Style
+		if s.Color.A != 0xFF || s.Marker == "" {
+			t.Errorf("%s: style %+v lacks an opaque colour or a marker", e.Name, s)
+		}
+		if o, dup := colours[s.Color]; dup {
+			t.Errorf("%s and %s share the colour %v", o, e.Name, s.Color)
+		}
+		if o, dup := markers[s.Marker]; dup {
+			t.Errorf("%s and %s share the marker %q", o, e.Name, s.Marker)
+		}
+		colours[s.Color], markers[s.Marker] = e.Name, e.Name
+	}
+	builtin := map[string]Style{}
+	for _, e := range Builtin() {
+		builtin[e.Name] = e.Style
+	}
+	for label, want := range map[string]string{
+		"ba": "ba", "lap": "lap", "planar-laplace": "planar-laplace", "planar-laplace-centre": "planar-laplace",
+		"optimal-spanner1-coarse3": "optimal", "optimal": "optimal", "elastic-metric": "elastic-metric", "rr": "rr",
+	} {
+		got, ok := StyleOf(label)
+		if !ok || !reflect.DeepEqual(got, builtin[want]) {
+			t.Errorf("StyleOf(%q) = %+v, %v; want %s's style", label, got, ok, want)
+		}
+	}
+	for _, label := range []string{"laplace", "BA", "opt", "elastic"} {
+		if _, ok := StyleOf(label); ok {
+			t.Errorf("StyleOf(%q) found a style", label)
 		}
 	}
 }

@@ -38,6 +38,9 @@ type Hooks struct {
 	// Last makes the kind finish after every other spec of a run
 	// (harness.FinishesLast).
 	Last bool
+	// Datasets are what the parameters give as the titles of their
+	// datasets (harness.DatasetTitler).
+	Datasets []string
 	// Volatile is the kind's About.Volatile.
 	Volatile func(sides ...harness.TableSet) []harness.Exclusion
 }
@@ -61,7 +64,13 @@ type Params struct {
 	// TooBig are what the run will leave out by size
 	// (harness.SizeLimited), as the spec gives them.
 	TooBig []string `toml:"too_big" json:"too_big,omitempty"`
+	// datasets are the titles the kind gives as its datasets'
+	// (Hooks.Datasets).
+	datasets []string
 }
+
+// DatasetTitles implements harness.DatasetTitler.
+func (p *Params) DatasetTitles() []string { return p.datasets }
 
 // SizeLimits implements harness.SizeLimited.
 func (p *Params) SizeLimits() []string { return p.TooBig }
@@ -111,7 +120,7 @@ func (k def) About() harness.About {
 
 // NewParams implements harness.Def.
 func (k def) NewParams() *Params {
-	return &Params{Beta: harness.SweepOf(0.5, 1, 2), Reps: 3, Draws: 20, Mode: "gauss", Grid: Grid{Rows: 2, Cols: 3}}
+	return &Params{Beta: harness.SweepOf(0.5, 1, 2), Reps: 3, Draws: 20, Mode: "gauss", Grid: Grid{Rows: 2, Cols: 3}, datasets: k.Datasets}
 }
 
 type arg struct {

@@ -8,6 +8,7 @@ import (
 
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
+	"privic/harness/kinds/internal/param"
 	"privic/plots"
 )
 
@@ -180,11 +181,11 @@ func figure(p *params, s *island.Setup, name string, beta float64, fractions []f
 	if n, ok := strings.CutPrefix(name, "fig"); ok {
 		title = fmt.Sprintf("Fig. %s: BA reports of an honest user at A, ε = %s (β = %s)", n, harness.FormatSig(2*beta, 3), harness.FormatSig(beta, 3))
 	}
-	fig, err := plots.Heatmaps(title, clockwise(panels), plots.HeatOptions{
-		Columns:       2,
-		ColorbarLabel: "P(report cell | true A)",
-		XLabel:        "column (0 = east edge)",
-		YLabel:        "row (0 = north edge)",
-	})
-	return fig, err
+	opt := plots.HeatOptions{Columns: 2, ColorbarLabel: "P(report cell | true A)"}
+	// Metres on the axes of a dataset of known cell size; the paper's
+	// row and column numbers on its own grids.
+	if opt.CellWidthM, opt.CellHeightM = param.MapMetres(s.DS); opt.CellWidthM == 0 {
+		opt.XLabel, opt.YLabel = "column (0 = east edge)", "row (0 = north edge)"
+	}
+	return plots.Heatmaps(title, clockwise(panels), opt)
 }

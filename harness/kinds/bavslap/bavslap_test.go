@@ -1,7 +1,10 @@
 package bavslap
 
 import (
+	"bytes"
 	"context"
+	"image/color"
+	"image/png"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -11,6 +14,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/reftest"
 	"privic/kernels"
+	"privic/kernels/mechanism"
 )
 
 // tinyDataset is a 3x4 synthetic city.
@@ -166,6 +170,58 @@ func TestPointEMDMatchesKernel(t *testing.T) {
 		bad[0] = 2
 		if _, err := e.dist(bad, bad); err == nil {
 			t.Errorf("grid %v: accepted masses summing to 2", wide)
+		}
+	}
+}
+
+// TestFigureStyles: BA and LAP are drawn in their registry colours, and
+// the reference code's EMD of LAP in LAP's colour too: no colour of a
+// mechanism that did not run (it used to take the palette's third
+// colour, the k-RR mechanism's green in the mechanism figures).
+func TestFigureStyles(t *testing.T) {
+	p := def{}.NewParams()
+	p.Sims, p.ReferenceDefectSims = 3, 2
+	var cells []*cell
+	for _, beta := range []float64{0.5, 1, 2} {
+		for _, m := range []string{"ba", "lap"} {
+			c := &cell{city: "paris", mech: m, beta: beta, emd: []float64{1, 2, 3}, mean: 2 / beta, sd: 0.1}
+			if m == "lap" {
+				c.defect, c.dMean, c.dSD = []float64{1, 1}, 3/beta, 0.2
+			}
+			cells = append(cells, c)
+		}
+	}
+	fig, err := figure(p, "paris", "fig3a", cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := fig.Encode(&buf, "png"); err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := map[color.RGBA]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			count[color.RGBA{uint8(r >> 8), uint8(g >> 8), uint8(bl >> 8), 0xFF}]++
+		}
+	}
+	for _, e := range mechanism.Builtin() {
+		n := count[e.Style.Color]
+		switch e.Name {
+		case "ba", "lap":
+			if n < 100 {
+				t.Errorf("%d pixels in %s's colour", n, e.Name)
+			}
+		default:
+			if n > 0 {
+				t.Errorf("%d pixels in the colour of %s, which did not run", n, e.Name)
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
+	"privic/kernels/mechanism"
 	"privic/plots"
 )
 
@@ -165,11 +166,16 @@ func figure(p *params, city string, file string, cells []*cell) (*plots.Figure, 
 	if p.LapEpsilon == "two-beta" {
 		lapLabel = "LAP (ε = 2β)"
 	}
+	// BA and LAP in their registry styles (the same in every figure);
+	// the reference code's EMD of LAP in LAP's colour, dotted, hollow.
+	baStyle, _ := mechanism.StyleOf("ba")
+	lapStyle, _ := mechanism.StyleOf("lap")
+	defectStyle := plots.Style{Color: lapStyle.Color, Marker: "square", Dash: []float64{1.5, 2}}
 	var ss []plots.Series
 	x, y, e := series(cells, city, "ba", false)
-	ss = append(ss, plots.Series{Name: "BA", X: x, Y: y, YErr: e})
+	ss = append(ss, plots.Series{Name: "BA", X: x, Y: y, YErr: e, Style: plots.Style(baStyle)})
 	x, y, e = series(cells, city, "lap", false)
-	ss = append(ss, plots.Series{Name: lapLabel, X: x, Y: y, YErr: e})
+	ss = append(ss, plots.Series{Name: lapLabel, X: x, Y: y, YErr: e, Style: plots.Style(lapStyle)})
 	if p.ReferenceDefectSims > 0 {
 		x, y, e = series(cells, city, "lap", true)
 		if min(p.ReferenceDefectSims, p.sims(city)) < 2 {
@@ -180,7 +186,7 @@ func figure(p *params, city string, file string, cells []*cell) (*plots.Figure, 
 			if e == nil {
 				name += " (1 sim)"
 			}
-			ss = append(ss, plots.Series{Name: name, X: x, Y: y, YErr: e})
+			ss = append(ss, plots.Series{Name: name, X: x, Y: y, YErr: e, Style: defectStyle})
 		}
 	}
 	return plots.Lines(title, ss, plots.LineOptions{

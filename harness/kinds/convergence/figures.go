@@ -146,7 +146,7 @@ func (f *finish) fig7() (harness.Figures, error) {
 			Rows:   pn.rows,
 			Cols:   pn.cols,
 			Values: vals,
-		}}, plots.HeatOptions{ColorbarLabel: "estimated probability"})
+		}}, f.mapOptions(pf.city, plots.HeatOptions{ColorbarLabel: "estimated probability"}))
 		if err == nil {
 			// A single panel is narrow; widen it so the titles fit.
 			if w, h := fig.Size(); w < 6.2*vg.Inch {
@@ -158,6 +158,15 @@ func (f *finish) fig7() (harness.Figures, error) {
 		}
 	}
 	return figs, nil
+}
+
+// mapOptions are opt with the metres of city's cells on the map's axes
+// when its dataset has them (param.MapMetres).
+func (f *finish) mapOptions(city string, opt plots.HeatOptions) plots.HeatOptions {
+	if ds, err := f.p.Dataset(city, f.p.Rows); err == nil {
+		opt.CellWidthM, opt.CellHeightM = param.MapMetres(ds)
+	}
+	return opt
 }
 
 // curveSeries turns a family into a line series over cycles 1..last.
@@ -173,6 +182,17 @@ func curveSeries(name string, c *curve) plots.Series {
 		s.YErr = append(s.YErr, sd)
 	}
 	return s
+}
+
+// emdTitle is the title of a figure of the EMD per cycle: the dataset,
+// beta and the EMD at cycle 0 (the uniform estimate before any report),
+// which the plot, from cycle 1 on, leaves out.
+func emdTitle(city string, beta float64, c *curve) string {
+	t := fmt.Sprintf("PRIVIC EMD per cycle, %s, β = %s", city, privic.BetaText(beta))
+	if m, _, n := c.stat(0); n > 0 {
+		t += fmt.Sprintf(" (cycle 0: EMD %s)", harness.FormatSig(m, 3))
+	}
+	return t
 }
 
 // fig89 draws the EMD per cycle: Fig. 8 Paris, Fig. 9 San Francisco;
@@ -207,7 +227,7 @@ func (f *finish) fig89(figs *harness.Figures) error {
 				series = append(series, curveSeries("closest to the paper here: "+cv.Label()+", EMD to "+cref, cc))
 			}
 		}
-		title := pf.title(fmt.Sprintf("PRIVIC EMD per cycle, %s, β = %s", f.p.Title(city), privic.BetaText(beta)))
+		title := pf.title(emdTitle(f.p.Title(city), beta, dc))
 		fig, err := plots.Lines(title, series, plots.LineOptions{
 			XLabel:    "PRIVIC cycle t (batches of check-ins collected)",
 			YLabel:    "EMD(θ_t, reference) (cells), mean ± sd",

@@ -140,7 +140,7 @@ func fig1(p *params, colour string) (*plots.Figure, *fig1Data, error) {
 		[]plots.GridMap{{
 			Title: fmt.Sprintf("P(A) = %s, %d cells around A zeroed", harness.FormatSig(s.Prior[s.A], 3), blocked),
 			Rows:  g.Rows, Cols: g.Cols, Values: s.Prior, Markers: pl.Markers(g),
-		}}, plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour})
+		}}, mapOptions(s.DS, plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour, EmptyLabel: "no mass"}))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,13 +157,13 @@ func scatterFigures(p *params) (harness.Figures, []string, []harness.Skip, error
 	var sources []string
 	var skipped []harness.Skip
 	for _, c := range p.Cities {
-		lat, lon, source, err := points(p, c)
+		pts, source, err := points(p, c)
 		file := figureName(p, c, "fig6a", "points")
 		if err != nil {
 			skipped = append(skipped, harness.Skip{Figure: file + " (" + p.Title(c) + ")", Reason: err.Error()})
 			continue
 		}
-		panel, src := scatterPanel(p, c, lat, lon, source)
+		panel, src := scatterPanel(p, c, pts, source)
 		sources = append(sources, src)
 		if p.IsPreset(c) {
 			paperPanels = append(paperPanels, panel)
@@ -187,57 +187,101 @@ func scatterFigures(p *params) (harness.Figures, []string, []harness.Skip, error
 	return figs, sources, skipped, nil
 }
 
-// points reads the raw check-in points of a dataset: a preset's subset
-// (searched in $PRIVIC_DATA, datasets/cache/ and ../shared) or a declared
-// dataset's points file, keeping those in its region.
-func points(p *params, c string) (lat, lon []float64, source string, err error) {
+// place is a distinct point of a dataset's check-ins and the weight of
+// the check-ins there.
+type place struct{ lat, lon, w float64 }
+
+// places adds up the weights of the points by place, in the order the
+// places first appear.
+type places struct {
+	list []place
+	at   map[[2]float64]int
+}
+
+func (ps *places) add(lat, lon, w float64) {
+	if ps.at == nil {
+		ps.at = map[[2]float64]int{}
+	}
+	k, ok := ps.at[[2]float64{lat, lon}]
+	if !ok {
+		k = len(ps.list)
+		ps.at[[2]float64{lat, lon}] = k
+		ps.list = append(ps.list, place{lat: lat, lon: lon})
+	}
+	ps.list[k].w += w
+}
+
+// points reads the raw check-in points of a dataset, by place: a
+// preset's subset (searched in $PRIVIC_DATA, datasets/cache/ and
+// ../shared; a check-in each) or a declared dataset's points file, with
+// its weights, keeping those in its region.
+func points(p *params, c string) ([]place, string, error) {
+	var ps places
 	if p.IsPreset(c) {
-		lat, lon, source, err = datasets.Points(c)
+		lat, lon, source, err := datasets.Points(c)
 		if err != nil {
-			return nil, nil, "", fmt.Errorf("no raw check-in points for %s: %v", c, err)
+			return nil, "", fmt.Errorf("no raw check-in points for %s: %v", c, err)
 		}
-		return lat, lon, source, nil
+		for i := range lat {
+			ps.add(lat[i], lon[i], 1)
+		}
+		return ps.list, source, nil
 	}
 	src, ok, err := p.Datasets().PointsFile(c, nil)
 	if err != nil || !ok {
-		return nil, nil, "", fmt.Errorf("%s has no check-in points (its data are per-cell counts or synthetic)", c)
+		return nil, "", fmt.Errorf("%s has no check-in points (its data are per-cell counts or synthetic)", c)
 	}
 	fh, err := os.Open(src.Path)
 	if err != nil {
-		return nil, nil, "", err
+		return nil, "", err
 	}
 	defer fh.Close()
 	_, err = datasets.ScanPoints(fh, src.Path, src.Format, func(a, b, w float64) error {
 		if w > 0 && src.Region.Contains(a, b) {
-			lat, lon = append(lat, a), append(lon, b)
+			ps.add(a, b, w)
 		}
 		return nil
 	})
-	return lat, lon, src.Declared, err
+	return ps.list, src.Declared, err
 }
 
-// scatterPanel is the scatter of one dataset's points, thinned to
-// scatter_max_points, and where they came from.
-func scatterPanel(p *params, c string, lat, lon []float64, source string) (plots.ScatterPanel, string) {
-	n := len(lat)
-	lat, lon, k := thin(lat, lon, p.ScatterMaxPoints)
-	title := fmt.Sprintf("%s: %d check-ins in the box", p.Title(c), n)
+// scatterPanel is the scatter of one dataset's check-ins, a marker per
+// place whose area grows with the weight of its check-ins, thinned to
+// scatter_max_points places, and where they came from. Its title gives
+// N, the weight of all the check-ins in the box (their number when each
+// weighs 1), and the number of places.
+func scatterPanel(p *params, c string, pts []place, source string) (plots.ScatterPanel, string) {
+	n := 0.0
+	for _, q := range pts {
+		n += q.w
+	}
+	drawn, k := thin(pts, p.ScatterMaxPoints)
+	title := fmt.Sprintf("%s: N = %s check-ins in the box, at %d places", p.Title(c), harness.FormatSig(n, 6), len(pts))
 	src := fmt.Sprintf("%s from %s", p.Title(c), relToModule(source))
 	if k > 1 {
 		title += fmt.Sprintf(" (1 in %d drawn)", k)
-		src += fmt.Sprintf(" (1 point in %d drawn, scatter_max_points = %d)", k, p.ScatterMaxPoints)
+		src += fmt.Sprintf(" (1 place in %d drawn, scatter_max_points = %d)", k, p.ScatterMaxPoints)
 	}
+	set := plots.PointSet{Name: p.Title(c)}
 	mid := 0.0
-	for _, v := range lat {
-		mid += v
+	for _, q := range drawn {
+		set.X, set.Y, set.W = append(set.X, q.lon), append(set.Y, q.lat), append(set.W, q.w)
+		mid += q.lat
 	}
-	mid /= float64(max(1, len(lat)))
+	mid /= float64(max(1, len(drawn)))
 	return plots.ScatterPanel{
 		Title: title, XLabel: "longitude (degrees east)", YLabel: "latitude (degrees north)",
-		Sets: []plots.PointSet{{Name: p.Title(c), X: lon, Y: lat}},
+		Sets: []plots.PointSet{set},
 		// Equal ground distances get equal lengths on both axes.
-		Opt: plots.ScatterOptions{Aspect: math.Cos(mid * math.Pi / 180)},
+		Opt: plots.ScatterOptions{Aspect: math.Cos(mid * math.Pi / 180), WeightUnit: "check-ins"},
 	}, src
+}
+
+// mapOptions are opt with the metres of ds's cells on the map's axes
+// (param.MapMetres).
+func mapOptions(ds *datasets.Dataset, opt plots.HeatOptions) plots.HeatOptions {
+	opt.CellWidthM, opt.CellHeightM = param.MapMetres(ds)
+	return opt
 }
 
 // densityFigures draws the density of the check-ins: Fig. 6b with a heat
@@ -245,7 +289,7 @@ func scatterPanel(p *params, c string, lat, lon []float64, source string) (plots
 func densityFigures(p *params, colour string) (harness.Figures, error) {
 	var paperPanels []plots.GridMap
 	var figs harness.Figures
-	opt := plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour}
+	opt := plots.HeatOptions{Log: p.LogDensity, ColorbarLabel: colour, EmptyLabel: "no check-in"}
 	for _, c := range p.Cities {
 		ds, err := p.Dataset(c, p.Rows)
 		if err != nil {
@@ -259,7 +303,7 @@ func densityFigures(p *params, colour string) (harness.Figures, error) {
 			paperPanels = append(paperPanels, panel)
 			continue
 		}
-		fig, err := plots.Heatmaps("Density of the check-ins, "+param.CellWords(ds), []plots.GridMap{panel}, opt)
+		fig, err := plots.Heatmaps("Density of the check-ins, "+param.CellWords(ds), []plots.GridMap{panel}, mapOptions(ds, opt))
 		if err == nil {
 			err = atLeast(fig, 6.2*vg.Inch)
 		}
@@ -317,18 +361,17 @@ func atLeast(fig *plots.Figure, w vg.Length) error {
 	return nil
 }
 
-// thin keeps every k-th point so that at most max remain (max 0: all).
-func thin(lat, lon []float64, max int) ([]float64, []float64, int) {
-	if max <= 0 || len(lat) <= max {
-		return lat, lon, 1
+// thin keeps every k-th place so that at most max remain (max 0: all).
+func thin(pts []place, max int) ([]place, int) {
+	if max <= 0 || len(pts) <= max {
+		return pts, 1
 	}
-	k := (len(lat) + max - 1) / max
-	var a, b []float64
-	for i := 0; i < len(lat); i += k {
-		a = append(a, lat[i])
-		b = append(b, lon[i])
+	k := (len(pts) + max - 1) / max
+	var out []place
+	for i := 0; i < len(pts); i += k {
+		out = append(out, pts[i])
 	}
-	return a, b, k
+	return out, k
 }
 
 // relToModule writes path relative to the module root when it can, so the

@@ -19,8 +19,8 @@ type params struct {
 	A param.Loc `toml:"a"`
 	B param.Loc `toml:"b"`
 	// ScatterMaxPoints thins the scatter of check-ins to at most this
-	// many points per dataset (every k-th point in file order; 0 draws all
-	// of them).
+	// many places (distinct points) per dataset (every k-th place in file
+	// order; 0 draws all of them).
 	ScatterMaxPoints int `toml:"scatter_max_points"`
 	// LogDensity colours the density heat maps by log10 of the share.
 	LogDensity bool `toml:"log_density"`

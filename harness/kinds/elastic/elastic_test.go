@@ -10,9 +10,11 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/reftest"
 	"privic/kernels"
 	"privic/kernels/mechanism"
+	"privic/plots"
 )
 
 // TestTablesMatchDirectComputation checks the elastic job's tables
@@ -232,5 +234,41 @@ func checkStats(t *testing.T, st *harness.Table, g, wide kernels.Grid, prior []f
 	}
 	if len(seen) != len(chans) {
 		t.Errorf("location_stats has A for %v, want %d mechanisms", seen, len(chans))
+	}
+}
+
+// TestFiguresShowElasticMetric: when the elastic-metric mechanism ran,
+// the report distributions get a third column for it (the figures had
+// BA and LAP only), titled with its tight epsilon.
+func TestFiguresShowElasticMetric(t *testing.T) {
+	width := func(mechs ...string) float64 {
+		p := def{}.NewParams()
+		p.Mechanisms = mechs
+		if err := p.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := p.Setup()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := &level{beta: 0.5, eps: 1, tight: 1, dist: map[string][]island.CellProb{}, elastic: &elasticRow{param: 2, tight: 0.98}}
+		for _, m := range mechs {
+			for _, loc := range []string{"A", "B"} {
+				l.dist[m+"/"+loc] = []island.CellProb{{Row: 6, Col: 3, P: 0.7}, {Row: 3, Col: 7, P: 0.3}}
+			}
+		}
+		figs, err := figures(p, s, []*level{l})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(figs) != 2 {
+			t.Fatalf("%d figures, want A's and B's", len(figs))
+		}
+		w, _ := figs[0].Fig.(*plots.Figure).Size()
+		return float64(w)
+	}
+	two, three := width("ba", "lap"), width("ba", "lap", "elastic-metric")
+	if three < 1.4*two {
+		t.Errorf("with the elastic-metric mechanism the figure is %.0f pt wide, without %.0f: want a third column", three, two)
 	}
 }

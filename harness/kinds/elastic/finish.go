@@ -143,18 +143,29 @@ func readStats(out *harness.Output, byBeta map[string]*level) error {
 		})
 }
 
+// figures draws the report distributions of A and B: a row per beta, a
+// column per mechanism (BA, LAP, and the elastic-metric mechanism when
+// it ran).
 func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, error) {
 	disp := s.DS.Grid
 	if p.FigureDomain == "widened" {
 		disp = disp.Widen(p.LapWiden)
 	}
+	mechs := []struct{ key, label string }{{"ba", "BA"}, {"lap", "LAP"}}
+	if p.withElastic() {
+		mechs = append(mechs, struct{ key, label string }{elasticMetric, "elastic metric"})
+	}
 	var figs harness.Figures
 	for _, f := range figureFiles(p) {
 		var panels []plots.GridMap
 		for _, l := range levels {
-			for _, m := range []struct{ key, label string }{{"ba", "BA"}, {"lap", "LAP"}} {
+			for _, m := range mechs {
 				vals, outside := island.GridValues(disp, l.dist[m.key+"/"+f.Loc])
-				title := fmt.Sprintf("%s, ε = %s (β = %s)", m.label, harness.FormatSig(l.eps, 3), harness.FormatSig(l.beta, 3))
+				eps := l.eps
+				if m.key == elasticMetric && l.elastic != nil {
+					eps = l.elastic.tight
+				}
+				title := fmt.Sprintf("%s, ε = %s (β = %s)", m.label, harness.FormatSig(eps, 3), harness.FormatSig(l.beta, 3))
 				if outside > 5e-4 {
 					title += fmt.Sprintf(", %s off-grid", harness.FormatPct(outside))
 				}
@@ -162,12 +173,18 @@ func figures(p *params, s *island.Setup, levels []*level) (harness.Figures, erro
 					Values: vals, Markers: p.Markers(disp)})
 			}
 		}
-		fig, err := plots.Heatmaps(f.Title, panels, plots.HeatOptions{
-			Columns:       2,
+		opt := plots.HeatOptions{
+			Columns:       len(mechs),
 			ColorbarLabel: "P(report cell | true " + f.Loc + ")",
 			XLabel:        axisLabel(disp, s.DS.Grid, "column (0 = east edge)", "city column + %d (east edge right)", -disp.Col0),
 			YLabel:        axisLabel(disp, s.DS.Grid, "row (0 = north edge)", "city row + %d (north up)", -disp.Row0),
-		})
+		}
+		if disp == s.DS.Grid {
+			if opt.CellWidthM, opt.CellHeightM = param.MapMetres(s.DS); opt.CellWidthM > 0 {
+				opt.XLabel, opt.YLabel = "", ""
+			}
+		}
+		fig, err := plots.Heatmaps(f.Title, panels, opt)
 		if err := figs.Add(f.File, fig, err); err != nil {
 			return nil, err
 		}

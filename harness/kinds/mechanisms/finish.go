@@ -320,7 +320,10 @@ func series(cells []*cell, city string, inCal func(*cell) bool, x, y, yerr func(
 			continue
 		}
 		sort.SliceStable(pts, func(i, j int) bool { return x(pts[i]) < x(pts[j]) })
-		s := plots.Series{Name: m}
+		// A mechanism looks the same in every figure (its registry
+		// style), whichever others a spec runs beside it.
+		st, _ := mechanism.StyleOf(m)
+		s := plots.Series{Name: m, Style: plots.Style(st)}
 		for _, c := range pts {
 			s.X = append(s.X, x(c))
 			s.Y = append(s.Y, y(c))
@@ -333,10 +336,24 @@ func series(cells []*cell, city string, inCal func(*cell) bool, x, y, yerr func(
 	return ss
 }
 
-// frontierFigure draws a city's frontier: EMD and distortion against
-// tight epsilon, EMD against distortion, and identification of A (or the
-// Bayes error) against tight epsilon. Nil when the city has no rows.
+// frontierFigure draws a city's frontier (frontierPanels). Nil when the
+// city has no rows.
 func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error) {
+	panels := frontierPanels(p, city, cells)
+	if len(panels) == 0 {
+		return nil, nil
+	}
+	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", p.Title(city)), panels, 2)
+	if err != nil {
+		return nil, fmt.Errorf("frontier figure %s: %w", city, err)
+	}
+	return fig, nil
+}
+
+// frontierPanels are the panels of a city's frontier: EMD and distortion
+// against tight epsilon, EMD against distortion, and identification of A
+// (a probability) or the Bayes error against tight epsilon.
+func frontierPanels(p *params, city string, cells []*cell) []plots.Panel {
 	byMech := func(cal string, x, y, yerr func(*cell) float64) []plots.Series {
 		// cal "" takes the levels of every calibration.
 		return series(cells, city, func(c *cell) bool { return cal == "" || c.cal == cal }, x, y, yerr)
@@ -370,16 +387,11 @@ func frontierFigure(p *params, city string, cells []*cell) (*plots.Figure, error
 	add("Utility against quality of service (all levels)", "EMD of the IBU estimate (cells)", byMech("", dist, emd, emdSD),
 		plots.LineOptions{XLabel: "average distortion (cells)"})
 	if _, ok := p.aCells[city]; ok {
-		add("Identification of A on the island prior", "identification of A (posterior)", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), epsX)
+		idX := epsX
+		idX.Probability = true
+		add("Identification of A on the island prior", "identification of A (posterior)", byMech("eps", tight, func(c *cell) float64 { return c.idA }, nil), idX)
 	} else {
 		add("Bayes adversary's error at equal tight epsilon", "Bayes adversary error (cells)", byMech("eps", tight, func(c *cell) float64 { return c.bayes }, nil), epsX)
 	}
-	if len(panels) == 0 {
-		return nil, nil
-	}
-	fig, err := plots.LinePanels(fmt.Sprintf("Mechanisms on %s: privacy-utility frontier (mean ± sd over simulations)", p.Title(city)), panels, 2)
-	if err != nil {
-		return nil, fmt.Errorf("frontier figure %s: %w", city, err)
-	}
-	return fig, nil
+	return panels
 }

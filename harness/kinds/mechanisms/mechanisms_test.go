@@ -1,16 +1,23 @@
 package mechanisms
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	"image/png"
 	"math"
 	"os"
 	"path/filepath"
-	"privic/harness/kinds/internal/param"
+	"reflect"
 	"strings"
 	"testing"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/param"
+	"privic/kernels/mechanism"
+	"privic/plots"
 )
 
 func TestRunHitsEveryFooting(t *testing.T) {
@@ -199,5 +206,98 @@ func TestFinishRanksAndDraws(t *testing.T) {
 	}
 	if !strings.Contains(sec.Markdown, "frontier-paris.png") {
 		t.Error("the section does not show the figure")
+	}
+}
+
+// frontierCells are made-up frontier levels of the mechanisms named, at
+// tight epsilon 0.5 to 4, with identification of A from near 0 to near
+// 1 (so that data fill every corner of the identification panel).
+func frontierCells(mechs ...string) []*cell {
+	var cells []*cell
+	for i, m := range mechs {
+		for k, eps := range []float64{0.5, 1, 2, 4} {
+			id := float64(k) / 3
+			if i%2 == 1 {
+				id = 1 - id
+			}
+			cells = append(cells, &cell{city: "paris", mech: m, cal: "eps", level: eps, eps: eps,
+				emdMean: 1 / eps, emdSD: 0.1, dist: 2 / eps, idA: id})
+		}
+	}
+	return cells
+}
+
+// TestFrontierStyles: each mechanism is drawn in its registry style
+// whatever others run beside it: with planar Laplace and the optimal
+// mechanism alone, the frontier shows their colours and not BA's (it
+// used to give them the first colours of the palette: BA's blue to
+// planar Laplace, LAP's vermillion to the optimal one).
+func TestFrontierStyles(t *testing.T) {
+	p := toyParams(t)
+	ba, _ := mechanism.StyleOf("ba")
+	opt, _ := mechanism.StyleOf("optimal")
+	pl, _ := mechanism.StyleOf("planar-laplace")
+	count := func(img image.Image, c color.RGBA) int {
+		n := 0
+		b := img.Bounds()
+		for y := b.Min.Y; y < b.Max.Y; y++ {
+			for x := b.Min.X; x < b.Max.X; x++ {
+				r, g, bl, _ := img.At(x, y).RGBA()
+				if uint8(r>>8) == c.R && uint8(g>>8) == c.G && uint8(bl>>8) == c.B {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	for _, mechs := range [][]string{{"planar-laplace", "optimal-spanner1-coarse2"}, {"ba", "lap", "rr", "planar-laplace", "optimal-spanner1-coarse2"}} {
+		fig, err := frontierFigure(p, "paris", frontierCells(mechs...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := fig.Encode(&buf, "png"); err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, c := range map[string]color.RGBA{"optimal": opt.Color, "planar-laplace": pl.Color} {
+			if n := count(img, c); n < 100 {
+				t.Errorf("%v: %d pixels in %s's colour", mechs, n, name)
+			}
+		}
+		if n := count(img, ba.Color); len(mechs) == 2 && n > 0 {
+			t.Errorf("%v: %d pixels in BA's colour, which does not run", mechs, n)
+		}
+		for _, pn := range frontierPanels(p, "paris", frontierCells(mechs...)) {
+			for _, s := range pn.Series {
+				want, _ := mechanism.StyleOf(s.Name)
+				if !reflect.DeepEqual(s.Style, plots.Style(want)) {
+					t.Errorf("%v, panel %q: %s drawn in %+v, not its registry style", mechs, pn.Title, s.Name, s.Style)
+				}
+			}
+		}
+	}
+}
+
+// TestFrontierIdentificationIsAProbability: the identification panel's
+// axis is a probability's, kept within [0, 1] by the plots (it ran to
+// 1.5-2.0 when the legend needed room).
+func TestFrontierIdentificationIsAProbability(t *testing.T) {
+	found := false
+	for _, pn := range frontierPanels(toyParams(t), "paris", frontierCells("ba", "lap", "rr", "planar-laplace")) {
+		if strings.HasPrefix(pn.Title, "Identification of A") {
+			found = true
+			if !pn.Opt.Probability {
+				t.Error("the identification panel's axis is not a probability's")
+			}
+		} else if pn.Opt.Probability {
+			t.Errorf("panel %q is marked a probability", pn.Title)
+		}
+	}
+	if !found {
+		t.Error("no identification panel")
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
+	"privic/kernels/mechanism"
 	"privic/plots"
 )
 
@@ -344,6 +345,18 @@ func line(name string, byX map[float64]float64, from float64) plots.Series {
 	return s
 }
 
+// gridStyle is how the figures draw a mechanism at a resolution: in its
+// registry style on the paper's grid, and dotted on the fine grid (same
+// colour and marker).
+func gridStyle(mech string, fine bool) plots.Style {
+	st, _ := mechanism.StyleOf(mech)
+	s := plots.Style(st)
+	if fine {
+		s.Dash = []float64{1, 2.5}
+	}
+	return s
+}
+
 // gridLabel names a side's grid by its cell size.
 func gridLabel(s side) string { return fmt.Sprintf("%s m", harness.FormatSig(s.CellM, 3)) }
 
@@ -355,10 +368,12 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 	var panels []plots.Panel
 	for _, d := range m.bavslap {
 		var ss []plots.Series
-		for _, s := range []side{d.Paper, d.Fine} {
+		for i, s := range []side{d.Paper, d.Fine} {
 			for _, mech := range []string{"ba", "lap"} {
 				if byX, ok := s.Curves[mech]; ok {
-					ss = append(ss, line(fmt.Sprintf("%s, %s cells", strings.ToUpper(mech), gridLabel(s)), byX, 0))
+					l := line(fmt.Sprintf("%s, %s cells", strings.ToUpper(mech), gridLabel(s)), byX, 0)
+					l.Style = gridStyle(mech, i == 1)
+					ss = append(ss, l)
 				}
 			}
 		}

@@ -5,10 +5,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"privic/harness"
+	"privic/kernels/mechanism"
+	"privic/plots"
 )
 
 // TestChange: every pair of verdicts, against the order reproduced >
@@ -228,6 +231,22 @@ func TestValidate(t *testing.T) {
 		tc.mod(p)
 		if err := p.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v", tc.want, err)
+		}
+	}
+}
+
+// TestGridStyle: the metre figures draw BA and LAP in their registry
+// styles on the paper's grid, and in the same colour and marker, dotted,
+// on the fine grid.
+func TestGridStyle(t *testing.T) {
+	for _, m := range []string{"ba", "lap"} {
+		reg, _ := mechanism.StyleOf(m)
+		paper, fine := gridStyle(m, false), gridStyle(m, true)
+		if !reflect.DeepEqual(paper, plots.Style(reg)) {
+			t.Errorf("%s on the paper's grid: %+v, want its registry style %+v", m, paper, reg)
+		}
+		if fine.Color != reg.Color || fine.Marker != reg.Marker || reflect.DeepEqual(fine.Dash, reg.Dash) {
+			t.Errorf("%s on the fine grid: %+v, want %s's colour and marker with another dash", m, fine, m)
 		}
 	}
 }

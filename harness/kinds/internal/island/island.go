@@ -154,6 +154,9 @@ func (p *Places) Validate() error {
 	return ResolveOn(ds, p.Island, &p.A, &p.B)
 }
 
+// DatasetTitles implements harness.DatasetTitler: the island's dataset.
+func (p *Places) DatasetTitles() []string { return []string{p.Title(p.City)} }
+
 // SizeLimits implements harness.SizeLimited for the kinds that measure
 // BA channels on the island (elastic, adversarial): above SVDMaxCells
 // cells the exact smallest singular value (a dense SVD) is left out for

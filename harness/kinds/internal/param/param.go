@@ -141,6 +141,16 @@ func Presets() []string { return datasets.CityNames() }
 // Validate checks params.cities.
 func (d *Data) Validate() error { return d.List("cities", d.Cities) }
 
+// DatasetTitles implements harness.DatasetTitler: the titles of the
+// datasets, in the order of the list.
+func (d *Data) DatasetTitles() []string {
+	out := make([]string, len(d.Cities))
+	for i, c := range d.Cities {
+		out[i] = d.Title(c)
+	}
+	return out
+}
+
 // Load loads every dataset, in the order of the list.
 func (d *Data) Load() ([]*datasets.Dataset, error) {
 	out := make([]*datasets.Dataset, len(d.Cities))
@@ -328,6 +338,17 @@ func Metres(ds *datasets.Dataset, cells float64) string {
 		return ""
 	}
 	return harness.FormatFloat(cells * ds.CellM)
+}
+
+// MapMetres are the sides of ds's cells in metres that its maps show on
+// their axes (plots.HeatOptions.CellWidthM and CellHeightM): a declared
+// dataset's, when known. Zero for the presets, whose figures keep the
+// paper's row and column numbers, and for cells of unknown size.
+func MapMetres(ds *datasets.Dataset) (width, height float64) {
+	if ds.Preset || ds.CellWidthM <= 0 || ds.CellHeightM <= 0 {
+		return 0, 0
+	}
+	return ds.CellWidthM, ds.CellHeightM
 }
 
 // CellSize is ds's cell size in metres for a table, "" when unknown.

@@ -224,3 +224,31 @@ func TestByDatasetFromTOML(t *testing.T) {
 		wantErr(t, tc.src, err, tc.want)
 	}
 }
+
+// TestDatasetTitles: the titles the manifest and the report's headings
+// show are the datasets' own, in the spec's order.
+func TestDatasetTitles(t *testing.T) {
+	d := Data{Cities: []string{"sf", "paris"}}
+	if got, want := d.DatasetTitles(), []string{"San Francisco", "Paris"}; !slices.Equal(got, want) {
+		t.Errorf("DatasetTitles = %q, want %q", got, want)
+	}
+}
+
+// TestMapMetres: maps of a declared dataset of known cell size have
+// metres on their axes; the presets keep the paper's row and column
+// numbers, and cells of unknown size their indices.
+func TestMapMetres(t *testing.T) {
+	for _, c := range []struct {
+		ds   datasets.Dataset
+		w, h float64
+	}{
+		{datasets.Dataset{CellM: 100, CellWidthM: 100, CellHeightM: 100}, 100, 100},
+		{datasets.Dataset{CellM: 479, CellWidthM: 475, CellHeightM: 484}, 475, 484},
+		{datasets.Dataset{CellM: 479, CellWidthM: 475, CellHeightM: 484, Preset: true}, 0, 0},
+		{datasets.Dataset{}, 0, 0},
+	} {
+		if w, h := MapMetres(&c.ds); w != c.w || h != c.h {
+			t.Errorf("MapMetres(%+v) = %v x %v, want %v x %v", c.ds, w, h, c.w, c.h)
+		}
+	}
+}
