@@ -231,8 +231,8 @@ func TestMineDatasets(t *testing.T) {
 func TestMineElastic(t *testing.T) {
 	dir := runMine(t, "elastic", "city = \"mine\"\nbeta = [0.5, 1]\nlap_widen = 2\n[params.island]\nradius = 1\n")
 	st := readCSV(t, dir, "location_stats")
-	if len(st) != 2*2*2 {
-		t.Fatalf("location_stats.csv: %d rows, want 8 (2 betas, BA and LAP, A and B)", len(st))
+	if len(st) != 2*3*2 {
+		t.Fatalf("location_stats.csv: %d rows, want 12 (2 betas, BA, LAP and the uniform baseline, A and B)", len(st))
 	}
 	checkMetres(t, st, "expected_distance", "expected_distance_m")
 	checkMetres(t, st, "mode_distance", "mode_distance_m")
