@@ -137,3 +137,31 @@ func Compare(a, b [][]float64) (order []Order, tests []Welch, all bool) {
 	}
 	return order, tests, all
 }
+
+// Combine is the verdict of a claim made of parts (one per beta, for
+// example): reproduced when every part is; undecided when the decided
+// parts are all reproduced but some part is undecided (or there are no
+// parts); not reproduced when every decided part is; partly otherwise.
+func Combine(parts ...string) string {
+	decided, repro, not := 0, 0, 0
+	for _, v := range parts {
+		switch v {
+		case harness.Undecided:
+			continue
+		case harness.Reproduced:
+			repro++
+		case harness.NotReproduced:
+			not++
+		}
+		decided++
+	}
+	switch {
+	case decided > 0 && repro == len(parts):
+		return harness.Reproduced
+	case repro == decided:
+		return harness.Undecided
+	case not == decided:
+		return harness.NotReproduced
+	}
+	return harness.Partly
+}

@@ -3,6 +3,8 @@ package verdict
 import (
 	"math"
 	"testing"
+
+	"privic/harness"
 )
 
 // Welch's test against scipy.stats.ttest_ind(a, b, equal_var=False)
@@ -97,5 +99,29 @@ func TestCompare(t *testing.T) {
 	}
 	if order, _, _ := Compare([][]float64{x, x}, [][]float64{y, y}); order[0] != Tie || order[1] != Tie {
 		t.Errorf("Holm did not apply: %v", order)
+	}
+}
+
+// Combine over every mix of part verdicts that matters.
+func TestCombine(t *testing.T) {
+	R, P, N, U := harness.Reproduced, harness.Partly, harness.NotReproduced, harness.Undecided
+	for _, tc := range []struct {
+		parts []string
+		want  string
+	}{
+		{[]string{R, R}, R},
+		{[]string{R, U}, U},
+		{[]string{U, U}, U},
+		{nil, U},
+		{[]string{N, N}, N},
+		{[]string{N, U}, N},
+		{[]string{R, N}, P},
+		{[]string{R, P}, P},
+		{[]string{P, U}, P},
+		{[]string{P}, P},
+	} {
+		if got := Combine(tc.parts...); got != tc.want {
+			t.Errorf("Combine(%q) = %q, want %q", tc.parts, got, tc.want)
+		}
 	}
 }
