@@ -18,9 +18,9 @@ import (
 // interval.
 func TestShapeRule(t *testing.T) {
 	for _, tc := range []struct {
-		name                 string
+		name                string
 		first, before, last []float64
-		want, reason         string
+		want, reason        string
 	}{
 		{"falls and levels off", []float64{0.64, 0.65, 0.63, 0.645, 0.64}, []float64{0.44, 0.45, 0.43, 0.445, 0.44}, []float64{0.43, 0.44, 0.42, 0.43, 0.425},
 			harness.Reproduced, ""},
