@@ -130,7 +130,7 @@ func modeMoves(data string, s *island.Setup, levels []*level) harness.Claim {
 			"reproduced when every step falls, partly when the distance falls overall by more than %d m, not reproduced otherwise%s", verdict.StepM, verdict.StepM, verdict.Assumed(s.DS)),
 		Simulations: harness.Exact,
 		Evidence: "BA's most likely report of A: " + strings.Join(modes, "; ") +
-			fmt.Sprintf(". Steps that fall: %d of %d. Expected distance of the report from A (m): %s", falls, max(len(dists)-1, 0), harness.FormatList(expd, 4)),
+			fmt.Sprintf(". Steps that fall: %d of %d. Expected distance of the report from A (m): %s", falls, max(len(dists)-1, 0), verdict.Nums(expd)),
 		Verdict: v,
 	}
 }

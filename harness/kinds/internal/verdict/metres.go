@@ -1,6 +1,10 @@
 package verdict
 
 import (
+	"math"
+	"strconv"
+	"strings"
+
 	"privic/datasets"
 	"privic/harness"
 )
@@ -56,5 +60,24 @@ func Assumed(ds *datasets.Dataset) string {
 	return ""
 }
 
-// M formats metres for evidence: 3 significant digits and " m".
-func M(v float64) string { return harness.FormatSig(v, 3) + " m" }
+// M formats metres for evidence: whole metres from 100 m on, else 3
+// significant digits, and " m".
+func M(v float64) string { return Num(v) + " m" }
+
+// Num formats a distance in metres without its unit: whole metres from
+// 100 on, else 3 significant digits.
+func Num(v float64) string {
+	if math.Abs(v) >= 100 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return harness.FormatSig(v, 3)
+}
+
+// Nums formats distances in metres as "a, b, c" (Num).
+func Nums(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = Num(x)
+	}
+	return strings.Join(s, ", ")
+}
