@@ -212,8 +212,12 @@ func winnersTable(wins []winner) harness.Table {
 		"winner", "value", "runner_up", "runner_up_value", "mechanisms", "outcome", "tied", "sims", "p_holm",
 		"optimum_lower", "optimum_upper", "note")
 	for _, w := range wins {
+		sims := ""
+		if w.sims > 0 {
+			sims = fmt.Sprint(w.sims)
+		}
 		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n,
-			w.outcome(), strings.Join(w.tied, " "), w.sims, w.p, w.opt.lower, w.opt.upper, w.note)
+			w.outcome(), strings.Join(w.tied, " "), sims, optCell(w.p), optCell(w.opt.lower), optCell(w.opt.upper), w.note)
 	}
 	return *wt
 }
@@ -264,6 +268,14 @@ func readCalibration(t *harness.Table) ([]calRow, error) {
 			missing: rd.Str(i, "missing"), opt: bracket{lower: optFloat(rd, i, "optimum_lower"), upper: optFloat(rd, i, "optimum_upper")}})
 	}
 	return rows, rd.Err()
+}
+
+// optCell is an optional number as a table cell: empty for NaN.
+func optCell(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return harness.FormatFloat(v)
 }
 
 // optFloat reads an optional number: NaN when empty.
