@@ -28,6 +28,9 @@ type cell struct {
 	// opt brackets the all-pairs optimum at the channel's eps (the
 	// optimal mechanism solved on the whole grid; NaN otherwise).
 	opt bracket
+	// blocks is the block size of a mechanism solved on blocks of the
+	// grid and lifted back (0: not).
+	blocks int
 }
 
 // degenerate reports a constant channel: every row equal, which is
@@ -55,6 +58,8 @@ func (c *cell) label() string {
 		return fmt.Sprintf("optimal: all-pairs gap %s", sig(c.opt.gap(), 2))
 	case c.hasBracket():
 		return fmt.Sprintf("upper bound on the optimum: the optimum lies in [%s, %s], all-pairs gap %s", sig(c.opt.lower, 5), sig(c.opt.upper, 5), sig(c.opt.gap(), 2))
+	case c.blocks > 1:
+		return fmt.Sprintf("the LP on %dx%d blocks lifted back: not the optimum (its distortion bounds the optimum at its tight epsilon from above; no lower bound)", c.blocks, c.blocks)
 	}
 	return ""
 }
@@ -102,6 +107,7 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 				c.opt = k.opt
 			}
 		}
+		c.blocks = blocks(p, c.city, c.mech)
 	}
 	wins := winners(p, cells)
 	sum, err := summary(p, cells)
@@ -284,6 +290,21 @@ func optFloat(rd *harness.Reader, i int, col string) float64 {
 		return math.NaN()
 	}
 	return rd.Float(i, col)
+}
+
+// blocks is the block size of the mechanism named mech on city when the
+// spec solves it on blocks of the grid (0 otherwise).
+func blocks(p *params, city, mech string) int {
+	k := p.coarsen(city)
+	if k <= 1 {
+		return 0
+	}
+	for _, e := range p.reg.Entries() {
+		if e.Coarsen && slices.Contains(p.Mechanisms, e.Name) && newMechanism(p, city, e).Info().Name == mech {
+			return k
+		}
+	}
+	return 0
 }
 
 // mechanismsTable lists, per city and mechanism, the grids and the

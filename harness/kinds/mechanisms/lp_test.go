@@ -351,3 +351,35 @@ func TestIslandTimeLimitKeepsTheCitySolve(t *testing.T) {
 		t.Errorf("skipped %+v", sk)
 	}
 }
+
+// What a channel is called: degenerate before anything else (tight
+// epsilon 0), optimal only at an all-pairs gap of at most 1e-6, the
+// bracket otherwise, the LP on blocks as such; a mechanism as named has
+// no label. The block size comes from the spec: the optimal mechanism's
+// name on a coarsened dataset.
+func TestLabels(t *testing.T) {
+	none := bracket{lower: math.NaN(), upper: math.NaN()}
+	for _, tc := range []struct {
+		name string
+		c    cell
+		want string
+	}{
+		{"degenerate block LP", cell{eps: 0, opt: none, blocks: 21}, "degenerate: constant channel"},
+		{"certified", cell{eps: 1, opt: bracket{1.4453616, 1.4453624}}, "optimal: all-pairs gap 5.5e-07"},
+		{"gap 2e-6", cell{eps: 1, opt: bracket{1 - 2e-6, 1}}, "upper bound on the optimum: the optimum lies in [1, 1], all-pairs gap 2e-06"},
+		{"spanner", cell{eps: 4, opt: bracket{0.081, 0.1162}}, "upper bound on the optimum: the optimum lies in [0.081, 0.1162]"},
+		{"blocks", cell{eps: 1, opt: none, blocks: 3}, "the LP on 3x3 blocks lifted back: not the optimum"},
+		{"plain", cell{eps: 1, opt: none}, ""},
+	} {
+		if got := tc.c.label(); !strings.HasPrefix(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("%s: %q, want %q...", tc.name, got, tc.want)
+		}
+	}
+	p := toyParams(t) // the optimal mechanism on 2x2 blocks of paris
+	if b := blocks(p, "paris", "optimal-spanner1-coarse2"); b != 2 {
+		t.Errorf("blocks of the coarse LP: %d", b)
+	}
+	if b := blocks(p, "paris", "lap"); b != 0 {
+		t.Errorf("blocks of lap: %d", b)
+	}
+}
