@@ -469,8 +469,8 @@ func winners(p *params, cells []*cell) []winner {
 							opt = c.opt
 						}
 					}
-					if len(cs) == 0 {
-						continue
+					if len(cs) < 2 {
+						continue // nothing to compare with
 					}
 					w := rank(cs, cr[0], cr[1])
 					w.city, w.cal, w.level, w.opt = city, cal, level, opt

@@ -314,6 +314,14 @@ func TestRank(t *testing.T) {
 	if dist.winner != "optimal-spanner1" || dist.opt != opt.opt || !strings.Contains(dist.note, "all-pairs optimum lies in [1.41, 1.5025]") {
 		t.Errorf("distortion: %+v", dist)
 	}
+	// A criterion measured on one mechanism alone (the Bayes error of the
+	// dense channel among operators) has no row.
+	cs[0].bayes, cs[2].bayes = math.NaN(), 2.5
+	for _, w := range winners(p, cs) {
+		if w.criterion == "bayes_error" {
+			t.Errorf("a winner among one: %+v", w)
+		}
+	}
 }
 
 // TestIslandTimeLimitKeepsTheCitySolve: when the island prior's LP runs
