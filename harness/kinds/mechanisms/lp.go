@@ -220,7 +220,7 @@ func optimumWords(p *params, cells []*cell) []string {
 		}
 		w := fmt.Sprintf("%s, tight eps %s: %s is %s the lowest other (%s, %s)", p.Title(k.city), sig(k.level, 3), what, rel, best.mech, sig(best.dist, 5))
 		if !opt.optimal() && best.dist < opt.opt.upper {
-			w += fmt.Sprintf("; the optimum is at most %s (every eps-geo-indistinguishable channel bounds it)", sig(best.dist, 5))
+			w += fmt.Sprintf("; the optimum itself cannot be above %s's %s (a channel of the same tight epsilon, up to the calibration's tolerance)", best.mech, sig(best.dist, 5))
 		}
 		if lap != nil {
 			w += fmt.Sprintf("; EMD %s against LAP's %s", sig(opt.emdMean, 3), sig(lap.emdMean, 3))

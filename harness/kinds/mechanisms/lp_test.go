@@ -211,7 +211,7 @@ func TestLPWords(t *testing.T) {
 		t.Errorf("certified: %q", o)
 	}
 	if len(o) == 2 && (strings.Contains(o[1], "optimum's") || !strings.Contains(o[1], "upper bound: the all-pairs optimum lies in [0.081, 0.1162]") ||
-		!strings.Contains(o[1], "the optimum is at most 0.0903")) {
+		!strings.Contains(o[1], "the optimum itself cannot be above lap's 0.0903")) {
 		t.Errorf("spanner: %q", o[1])
 	}
 }
@@ -357,6 +357,9 @@ func TestIslandTimeLimitKeepsTheCitySolve(t *testing.T) {
 	sk := skipped([]calRow{{city: "paris", mech: "optimal", cal: "eps", level: 0.8, status: "ok", missing: missing}})
 	if len(sk) != 1 || !strings.Contains(sk[0].Figure, "identification_A") || sk[0].Reason != missing {
 		t.Errorf("skipped %+v", sk)
+	}
+	if w := missingWhat(missing); w != "identification of A on the island prior (time limit)" {
+		t.Errorf("section words %q", w)
 	}
 }
 

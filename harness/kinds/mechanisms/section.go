@@ -73,6 +73,10 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, solves []lp
 		case c.status != "ok":
 			d.Skipped = append(d.Skipped, fmt.Sprintf("%s %s at %s %s (%s)", c.city, c.mech, c.cal, sig(c.level, 4), shortStatus(c.status)))
 		}
+		if c.missing != "" {
+			d.Skipped = append(d.Skipped, fmt.Sprintf("%s %s at %s %s: %s only (the level's channel and its frontier rows stand)",
+				c.city, c.mech, c.cal, sig(c.level, 4), missingWhat(c.missing)))
+		}
 	}
 	for _, city := range p.Cities {
 		d.Titles = append(d.Titles, p.Title(city))
@@ -190,4 +194,14 @@ func shortStatus(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// missingWhat keeps the part of a missing note before its reason:
+// "identification of A on the island prior (time limit)".
+func missingWhat(s string) string {
+	what, why, ok := strings.Cut(s, ": ")
+	if !ok {
+		return s
+	}
+	return what + " (" + shortStatus(why) + ")"
 }
