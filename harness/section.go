@@ -19,8 +19,11 @@ const (
 )
 
 var (
-	claimsHeader  = []string{"claim", "evidence", "verdict"}
+	claimsHeader  = []string{"claim", "data", "rule", "simulations", "evidence", "verdict", "reason"}
 	skippedHeader = []string{"figure", "reason"}
+	// oldClaimsHeader is claims.csv before the data, rule, simulations
+	// and reason columns; ReadSection still reads it.
+	oldClaimsHeader = []string{"claim", "evidence", "verdict"}
 )
 
 // Section is what one experiment contributes to the report.
@@ -39,15 +42,48 @@ type Section struct {
 }
 
 // Verdicts of a Claim; the report counts claims by these exact strings.
+// Undecided is for evidence that cannot decide the rule (bounds that
+// straddle its threshold, too few simulations to separate two means, too
+// few check-ins per cell to resolve a distance): it is not a failure, and
+// the claim's Reason says why.
 const (
 	Reproduced    = "reproduced"
 	Partly        = "partly"
 	NotReproduced = "not reproduced"
+	Undecided     = "undecided"
 )
 
-// Claim is one row of claims.csv: a claim of the paper, the evidence of
-// this run and the verdict (Reproduced, Partly or NotReproduced).
-type Claim struct{ Claim, Evidence, Verdict string }
+// Verdicts are the allowed verdicts, in the report's order.
+func Verdicts() []string { return []string{Reproduced, Partly, NotReproduced, Undecided} }
+
+// Claim is one row of claims.csv: a claim of the paper checked on one
+// dataset, the rule that decides it, the evidence of this run and the
+// verdict.
+type Claim struct {
+	// Claim is the paper's claim, in words.
+	Claim string
+	// Data is the dataset the verdict is about. A claim checked on
+	// several datasets is one Claim per dataset: verdicts are never
+	// pooled.
+	Data string
+	// Rule is the rule the code applies, in words, with its thresholds
+	// in the units of the claim (metres for distances).
+	Rule string
+	// Simulations says how many simulations (or rounds) the verdict rests
+	// on, or that it is an exact computation.
+	Simulations string
+	// Evidence gives the measured numbers behind the verdict.
+	Evidence string
+	// Verdict is one of Reproduced, Partly, NotReproduced, Undecided.
+	Verdict string
+	// Reason says why the verdict is Undecided (empty otherwise, or a
+	// note on a decided verdict).
+	Reason string
+}
+
+// Exact is Claim.Simulations for a verdict computed exactly (no random
+// simulation).
+const Exact = "none: exact computation"
 
 // Skip is one row of skipped.csv: a figure that was not drawn, and why.
 type Skip struct{ Figure, Reason string }
@@ -68,14 +104,24 @@ func VerdictOf(all, some bool) string {
 	return NotReproduced
 }
 
-// ClaimsTable renders claims as a Markdown table (claim, evidence, bold
-// verdict), for sections that show their claims.
+// ClaimsTable renders claims as a Markdown table (claim, data, rule,
+// evidence, bold verdict with its reason), for sections that show their
+// claims.
 func ClaimsTable(claims []Claim) string {
 	rows := make([][]string, len(claims))
 	for i, c := range claims {
-		rows[i] = []string{c.Claim, c.Evidence, "**" + c.Verdict + "**"}
+		rows[i] = []string{c.Claim, c.Data, c.Rule, c.Evidence, c.VerdictWords()}
 	}
-	return MarkdownTable(claimsHeader, rows)
+	return MarkdownTable([]string{"claim", "data", "rule", "evidence", "verdict"}, rows)
+}
+
+// VerdictWords is the verdict in bold, followed by its reason when there
+// is one: "**undecided** (too few simulations ...)".
+func (c Claim) VerdictWords() string {
+	if c.Reason == "" {
+		return "**" + c.Verdict + "**"
+	}
+	return "**" + c.Verdict + "** (" + c.Reason + ")"
 }
 
 // writeSection writes s into o: section.md when s has Markdown, claims.csv
@@ -84,8 +130,11 @@ func ClaimsTable(claims []Claim) string {
 // a rerun clears older rows).
 func (o *Output) writeSection(s Section, outputs []string) error {
 	for _, c := range s.Claims {
-		if !slices.Contains([]string{Reproduced, Partly, NotReproduced}, c.Verdict) {
-			return fmt.Errorf("claim %q: verdict %q is not one of %s", c.Claim, c.Verdict, QuoteJoin([]string{Reproduced, Partly, NotReproduced}))
+		if !slices.Contains(Verdicts(), c.Verdict) {
+			return fmt.Errorf("claim %q: verdict %q is not one of %s", c.Claim, c.Verdict, QuoteJoin(Verdicts()))
+		}
+		if c.Verdict == Undecided && c.Reason == "" {
+			return fmt.Errorf("claim %q: an undecided verdict needs its reason", c.Claim)
 		}
 	}
 	if s.Markdown == "" && slices.Contains(outputs, sectionFile) {
@@ -105,7 +154,7 @@ func (o *Output) writeSection(s Section, outputs []string) error {
 	if len(s.Claims) > 0 || slices.Contains(outputs, claimsFile) {
 		rows := make([][]string, len(s.Claims))
 		for i, c := range s.Claims {
-			rows[i] = []string{c.Claim, c.Evidence, c.Verdict}
+			rows[i] = []string{c.Claim, c.Data, c.Rule, c.Simulations, c.Evidence, c.Verdict, c.Reason}
 		}
 		if err := o.writeReserved(claimsFile, csvWriter(claimsHeader, rows)); err != nil {
 			return err

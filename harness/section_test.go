@@ -18,8 +18,8 @@ func TestSectionRoundTrip(t *testing.T) {
 	want := Section{
 		Markdown: "## S\n\ntext\n",
 		Claims: []Claim{
-			{Claim: "EMD falls, as in \"Fig. 9\"", Evidence: "1, 2", Verdict: Reproduced},
-			{Claim: "c2", Evidence: "e2", Verdict: NotReproduced},
+			{Claim: "EMD falls, as in \"Fig. 9\"", Data: "Paris", Rule: "last < first", Simulations: "5 rounds", Evidence: "1, 2", Verdict: Reproduced},
+			{Claim: "c2", Data: "SF", Rule: "r", Simulations: Exact, Evidence: "e2", Verdict: Undecided, Reason: "too few, to tell"},
 		},
 		Skipped: []Skip{{Figure: "fig6a (Paris)", Reason: "no points, anywhere"}},
 	}
@@ -28,7 +28,8 @@ func TestSectionRoundTrip(t *testing.T) {
 	}
 	// RFC 4180 quoting: fields with ',' or '"' are quoted, '"' doubled.
 	for name, text := range map[string]string{
-		"claims.csv":  "claim,evidence,verdict\n\"EMD falls, as in \"\"Fig. 9\"\"\",\"1, 2\",reproduced\nc2,e2,not reproduced\n",
+		"claims.csv": "claim,data,rule,simulations,evidence,verdict,reason\n\"EMD falls, as in \"\"Fig. 9\"\"\",Paris,last < first,5 rounds,\"1, 2\",reproduced,\n" +
+			"c2,SF,r,none: exact computation,e2,undecided,\"too few, to tell\"\n",
 		"skipped.csv": "figure,reason\nfig6a (Paris),\"no points, anywhere\"\n",
 		"section.md":  "## S\n\ntext\n",
 	} {
@@ -47,6 +48,15 @@ func TestSectionRoundTrip(t *testing.T) {
 	if got.Markdown != want.Markdown || len(got.Claims) != 2 || got.Claims[0] != want.Claims[0] || got.Claims[1] != want.Claims[1] ||
 		len(got.Skipped) != 1 || got.Skipped[0] != want.Skipped[0] {
 		t.Errorf("ReadSection = %+v, want %+v", got, want)
+	}
+	// claims.csv of the older three-column format is still read.
+	old := t.TempDir()
+	if err := os.WriteFile(filepath.Join(old, "claims.csv"), []byte("claim,evidence,verdict\nc,\"e, f\",partly\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, _, err = ReadSection(old)
+	if err != nil || len(got.Claims) != 1 || got.Claims[0] != (Claim{Claim: "c", Evidence: "e, f", Verdict: Partly}) {
+		t.Errorf("old claims.csv: %+v, %v", got.Claims, err)
 	}
 }
 
@@ -84,6 +94,9 @@ func TestSectionContract(t *testing.T) {
 		if err := out.WriteText(name, "x"); err == nil {
 			t.Errorf("WriteText(%s): no error", name)
 		}
+	}
+	if err := out.writeSection(Section{Markdown: "## S\n", Claims: []Claim{{Claim: "c", Verdict: Undecided}}}, nil); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("undecided without a reason: %v", err)
 	}
 	if CountVerdict(2, 2) != Reproduced || CountVerdict(1, 2) != Partly || CountVerdict(0, 2) != NotReproduced || CountVerdict(0, 0) != NotReproduced {
 		t.Error("CountVerdict")

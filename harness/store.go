@@ -289,13 +289,17 @@ func ReadSection(dir string) (s Section, found bool, err error) {
 	case !errors.Is(rerr, fs.ErrNotExist):
 		problems = append(problems, fmt.Errorf("%s: %w", sectionFile, rerr))
 	}
-	rows, ok, rerr := readSmallCSV(filepath.Join(dir, claimsFile), claimsHeader)
+	rows, ok, rerr := readSmallCSV(filepath.Join(dir, claimsFile), claimsHeader, oldClaimsHeader)
 	found = found || ok
 	if rerr != nil {
 		problems = append(problems, rerr)
 	}
 	for _, r := range rows {
-		s.Claims = append(s.Claims, Claim{Claim: r[0], Evidence: r[1], Verdict: r[2]})
+		if len(r) == len(oldClaimsHeader) {
+			s.Claims = append(s.Claims, Claim{Claim: r[0], Evidence: r[1], Verdict: r[2]})
+			continue
+		}
+		s.Claims = append(s.Claims, Claim{Claim: r[0], Data: r[1], Rule: r[2], Simulations: r[3], Evidence: r[4], Verdict: r[5], Reason: r[6]})
 	}
 	rows, ok, rerr = readSmallCSV(filepath.Join(dir, skippedFile), skippedHeader)
 	found = found || ok
@@ -308,9 +312,10 @@ func ReadSection(dir string) (s Section, found bool, err error) {
 	return s, found, errors.Join(problems...)
 }
 
-// readSmallCSV reads a report CSV with the given header; a missing file
-// gives no rows, no error and found false.
-func readSmallCSV(path string, header []string) (rows [][]string, found bool, err error) {
+// readSmallCSV reads a report CSV with the given header, or one of the
+// older headers it replaced (its rows then have that header's width); a
+// missing file gives no rows, no error and found false.
+func readSmallCSV(path string, header []string, older ...[]string) (rows [][]string, found bool, err error) {
 	name := filepath.Base(path)
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -320,13 +325,18 @@ func readSmallCSV(path string, header []string) (rows [][]string, found bool, er
 		return nil, true, fmt.Errorf("%s: %w", name, err)
 	}
 	r := csv.NewReader(bytes.NewReader(b))
-	r.FieldsPerRecord = len(header)
+	r.FieldsPerRecord = 0 // every record as wide as the header
 	recs, err := r.ReadAll()
 	if err != nil {
 		return nil, true, fmt.Errorf("%s: %w", name, err)
 	}
-	if len(recs) == 0 || !slices.Equal(recs[0], header) {
-		return nil, true, fmt.Errorf("%s: want header %s", name, strings.Join(header, ","))
+	if len(recs) > 0 && slices.Equal(recs[0], header) {
+		return recs[1:], true, nil
 	}
-	return recs[1:], true, nil
+	for _, h := range older {
+		if len(recs) > 0 && slices.Equal(recs[0], h) {
+			return recs[1:], true, nil
+		}
+	}
+	return nil, true, fmt.Errorf("%s: want header %s", name, strings.Join(header, ","))
 }

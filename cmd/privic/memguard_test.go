@@ -164,7 +164,7 @@ sims = 1
 `)
 	svd := writeTemp(t, work, "svd.toml", `kind = "elastic"
 [datasets.big]
-synthetic = {rows = 50, cols = 50, n = 5000, hotspots = 3, seed = 1}
+synthetic = {rows = 70, cols = 70, n = 5000, hotspots = 3, seed = 1}
 places = {A = [10, 10], B = [30, 30]}
 [params]
 city = "big"
@@ -181,7 +181,7 @@ distortion = [1]
 `)
 	wantBayes := "big, ba (47 x 47 cells): bayes_error left empty: a minimum over guesses for every report, O(|Y| |X|^2) = 1.08e+10 operations, above 1e+10"
 	wantPlanar := "big, planar-laplace (41 x 41 cells): the eps calibration refused (calibration.csv, skipped.csv): tight epsilon of the snapped planar Laplace on 41x41 -> 41x41: a brute force over 2.38e+09 pairs"
-	wantSVD := "big (50 x 50 cells): exact smallest singular value of the BA channels: a dense SVD costs O(m^3) and is run up to 2048 cells, this grid has 2500"
+	wantSVD := "big (70 x 70 cells): exact smallest singular value of the BA channels: a dense SVD costs O(m^3) and is run up to 4096 cells, this grid has 4900"
 	for spec, want := range map[string]string{planar: wantPlanar, svd: wantSVD, bayes: wantBayes} {
 		status, stdout, stderr := runChild(t, work, "validate", spec)
 		if status != 0 || !strings.Contains(stdout, "\n  by size: "+want) {

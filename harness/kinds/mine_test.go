@@ -231,8 +231,8 @@ func TestMineDatasets(t *testing.T) {
 func TestMineElastic(t *testing.T) {
 	dir := runMine(t, "elastic", "city = \"mine\"\nbeta = [0.5, 1]\nlap_widen = 2\n[params.island]\nradius = 1\n")
 	st := readCSV(t, dir, "location_stats")
-	if len(st) != 2*2*2 {
-		t.Fatalf("location_stats.csv: %d rows, want 8 (2 betas, BA and LAP, A and B)", len(st))
+	if len(st) != 2*3*2 {
+		t.Fatalf("location_stats.csv: %d rows, want 12 (2 betas, BA, LAP and the uniform baseline, A and B)", len(st))
 	}
 	checkMetres(t, st, "expected_distance", "expected_distance_m")
 	checkMetres(t, st, "mode_distance", "mode_distance_m")
@@ -422,8 +422,8 @@ func TestExampleSpecs(t *testing.T) {
 // TestCountsDatasetIsThePreset: the Paris grid written as a counts file
 // (experiments/examples/data/paris-counts.csv, by privic dataset --counts)
 // and read back as a dataset of its own gives the preset's elastic
-// numbers, column for column (the metre columns aside: the file's cell_m
-// is 480, the preset's cells 479.6 m).
+// numbers, column for column; its metre columns are its cell_m (479.574,
+// the preset's mean side) times the cells, within 1e-5 of the preset's.
 func TestCountsDatasetIsThePreset(t *testing.T) {
 	root := moduleRoot(t)
 	reg, err := kinds.Registry(kinds.All()...)
@@ -458,8 +458,9 @@ func TestCountsDatasetIsThePreset(t *testing.T) {
 				t.Errorf("row %d: %s = %s from the counts file, %s from the preset", i, k, a[i][k], v)
 			}
 		}
-		if m := num(t, a[i]["expected_distance_m"]); math.Abs(m-480*num(t, a[i]["expected_distance"])) > 1e-6 {
-			t.Errorf("row %d: expected_distance_m %v, want 480 m a cell", i, m)
+		if m := num(t, a[i]["expected_distance_m"]); math.Abs(m-479.574*num(t, a[i]["expected_distance"])) > 1e-6 ||
+			math.Abs(m-num(t, b[i]["expected_distance_m"])) > 1e-5*m {
+			t.Errorf("row %d: expected_distance_m %v, want 479.574 m a cell (the preset's %v)", i, m, b[i]["expected_distance_m"])
 		}
 	}
 }

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"privic/harness"
@@ -83,22 +84,69 @@ func section(x *experiment) string {
 	return s
 }
 
-// claims is the table of every claim checked, and its count by verdict.
+// claims is the table of every claim checked, one row per claim and
+// dataset (mergeClaims), and the count by verdict.
 func claims(exps []*experiment) ([][]string, string) {
+	merged := mergeClaims(exps)
 	var rows [][]string
 	count := map[string]int{}
-	for _, x := range exps {
-		for _, c := range x.Section.Claims {
-			count[c.Verdict]++
-			rows = append(rows, []string{"`" + x.Name + "`", oneLine(c.Claim), oneLine(c.Evidence), "**" + c.Verdict + "**"})
+	checks := 0
+	for _, m := range merged {
+		count[m.Verdict]++
+		checks += len(m.experiments)
+		var names []string
+		for _, n := range m.experiments {
+			names = append(names, "`"+n+"`")
 		}
+		rows = append(rows, []string{strings.Join(names, ", "), oneLine(m.Claim.Claim), oneLine(strings.Join(m.data, "; ")), oneLine(m.Rule),
+			oneLine(m.Evidence), oneLine(m.VerdictWords())})
 	}
-	s := fmt.Sprintf("%d claims checked: %d reproduced, %d partly, %d not reproduced",
-		len(rows), count[harness.Reproduced], count[harness.Partly], count[harness.NotReproduced])
-	if other := len(rows) - count[harness.Reproduced] - count[harness.Partly] - count[harness.NotReproduced]; other > 0 {
+	s := fmt.Sprintf("%d claims checked: %d reproduced, %d partly, %d not reproduced, %d undecided",
+		len(rows), count[harness.Reproduced], count[harness.Partly], count[harness.NotReproduced], count[harness.Undecided])
+	if other := len(rows) - count[harness.Reproduced] - count[harness.Partly] - count[harness.NotReproduced] - count[harness.Undecided]; other > 0 {
 		s += fmt.Sprintf(", %d with another verdict", other)
 	}
+	if checks > len(rows) {
+		s += fmt.Sprintf(" (%d checks by the experiments: a claim that several experiments check on the same data, with the same evidence and verdict, is one row that lists them)", checks)
+	}
 	return rows, s + "."
+}
+
+// mergedClaim is one row of the report's claim table: a claim on one
+// dataset, with every experiment that checked it and agrees.
+type mergedClaim struct {
+	harness.Claim
+	experiments, data []string
+}
+
+// mergeClaims lists every experiment's claims in order, merging the
+// checks of one claim on the same data: the same claim, rule and verdict,
+// and the same evidence once each row's dataset name is set aside (the
+// counts experiment's "Paris (counts file)" is Paris's grid under another
+// name, and its numbers are Paris's). Checks that disagree stay apart.
+func mergeClaims(exps []*experiment) []*mergedClaim {
+	var out []*mergedClaim
+	index := map[string]*mergedClaim{}
+	for _, x := range exps {
+		for _, c := range x.Section.Claims {
+			ev := c.Evidence
+			if c.Data != "" {
+				ev = strings.ReplaceAll(ev, c.Data, "\x00")
+			}
+			key := strings.Join([]string{c.Claim, c.Rule, c.Verdict, c.Reason, ev}, "\x01")
+			m, ok := index[key]
+			if !ok {
+				m = &mergedClaim{Claim: c}
+				index[key] = m
+				out = append(out, m)
+			}
+			m.experiments = append(m.experiments, x.Name)
+			if c.Data != "" && !slices.Contains(m.data, c.Data) {
+				m.data = append(m.data, c.Data)
+			}
+		}
+	}
+	return out
 }
 
 // runFacts is the table of where and how long each experiment ran, the

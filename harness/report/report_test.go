@@ -77,7 +77,7 @@ func TestReportAssemblesSectionsClaimsSkippedAndRunFacts(t *testing.T) {
 		"](ba-vs-lap/fig3a.png)", "](ba-vs-lap/utility.csv)", "](https://example.org/x.png)", "](#claims)",
 		`src="elastic/fig2a.png"`,
 		"(This experiment wrote no section.md; its tables are in `elastic-2/`.)",
-		"| `ba-vs-lap` | BA beats LAP, sometimes | beta = {0.6, 0.8} | **partly** |",
+		"| `ba-vs-lap` | BA beats LAP, sometimes |  |  | beta = {0.6, 0.8} | **partly** |",
 		`P = 1% \| 2%`, // a pipe inside a cell is escaped
 		"2 claims checked: 1 reproduced, 1 partly, 0 not reproduced",
 		"| `datasets` | fig6a | no raw points |",
@@ -132,5 +132,42 @@ func TestReportNamesMalformedFiles(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, MarkdownFile))
 	if !strings.Contains(string(b), "skipped.csv: want header figure,reason") || !strings.Contains(string(b), "### x: X") {
 		t.Errorf("malformed skipped.csv not reported:\n%s", b)
+	}
+}
+
+// TestClaimsMergedAcrossExperiments: a claim that several experiments
+// check on the same data with the same rule, evidence (the dataset's
+// name set aside) and verdict is one row listing them; a check that
+// disagrees is a row of its own; undecided verdicts carry their reason;
+// the count names every verdict.
+func TestClaimsMergedAcrossExperiments(t *testing.T) {
+	dir := t.TempDir()
+	header := "claim,data,rule,simulations,evidence,verdict,reason\n"
+	writeFile(t, filepath.Join(dir, "counts", "claims.csv"), header+
+		"A is elastic,Paris (counts file),r1,none,\"Paris (counts file) island prior: 13.6% vs 59.5%\",reproduced,\n"+
+		"B is near,Paris (counts file),r2,none,e2,undecided,\"too few, to tell\"\n")
+	writeFile(t, filepath.Join(dir, "elastic", "claims.csv"), header+
+		"A is elastic,Paris,r1,none,\"Paris island prior: 13.6% vs 59.5%\",reproduced,\n"+
+		"B is near,Paris,r2,none,e2,partly,\n")
+	writeFile(t, filepath.Join(dir, "elastic-metric", "claims.csv"), header+
+		"A is elastic,Paris,r1,none,\"Paris island prior: 13.6% vs 59.5%\",reproduced,\n")
+	for _, n := range []string{"counts", "elastic", "elastic-metric"} {
+		writeManifest(t, filepath.Join(dir, n), harness.Manifest{Name: n, Kind: "elastic"})
+	}
+	if err := Write(dir, []string{"elastic"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(got)
+	contains(t, MarkdownFile, s,
+		"| `counts`, `elastic`, `elastic-metric` | A is elastic | Paris (counts file); Paris | r1 |",
+		"| `counts` | B is near | Paris (counts file) | r2 | e2 | **undecided** (too few, to tell) |",
+		"| `elastic` | B is near | Paris | r2 | e2 | **partly** |",
+		"3 claims checked: 1 reproduced, 1 partly, 0 not reproduced, 1 undecided (5 checks by the experiments")
+	if strings.Count(s, "| A is elastic |") != 1 {
+		t.Error("the agreeing checks are not merged into one row")
 	}
 }

@@ -430,3 +430,88 @@ func TestDecomposeStopsWhenCancelled(t *testing.T) {
 		cancel()
 	}
 }
+
+// TestSpannerBracketsAllPairs: the spanner's LP at eps (edges at eps/δ)
+// is a restriction of the all-pairs LP, so its value is at least the
+// all-pairs optimum; at δ·eps (edges at eps) it is a relaxation, so its
+// certified lower bound is at most that optimum. The all-pairs optimum
+// is gonum's dense simplex on the whole LP (an independent solver), on
+// a grid with empty cells, at small and large eps.
+func TestSpannerBracketsAllPairs(t *testing.T) {
+	solvers := sparseSolvers(t)
+	g := mustGrid(t, 3, 3)
+	prior := gowallaLike(g)
+	for _, eps := range []float64{0.3, 2.5} {
+		_, ref, err := Optimal{}.Solve(g, g, prior, eps)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range solvers {
+			sv, err := Optimal{Spanner: 1, Solver: s, Method: MethodDecompose}.NewSolver(g, g, prior)
+			if err != nil {
+				t.Fatal(err)
+			}
+			delta := sv.Dilation()
+			if !(delta > 1) {
+				t.Fatalf("dilation %v of the spanner on %v", delta, g)
+			}
+			_, up, err := sv.Solve(eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel, err := sv.ForPrior(prior)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, low, err := rel.Solve(delta * eps)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if up.Primal < ref.Primal*(1-5e-8) {
+				t.Errorf("eps %v %s: spanner value %.10g below the all-pairs optimum %.10g", eps, s, up.Primal, ref.Primal)
+			}
+			if low.Dual > ref.Primal*(1+5e-8) {
+				t.Errorf("eps %v %s: relaxation's bound %.10g above the all-pairs optimum %.10g", eps, s, low.Dual, ref.Primal)
+			}
+			if up.TightEps > eps*(1+1e-9) {
+				t.Errorf("eps %v %s: the spanner's channel has tight eps %v", eps, s, up.TightEps)
+			}
+		}
+	}
+	if d := (&OptimalSolver{delta: 1}).Dilation(); d != 1 {
+		t.Errorf("all pairs: dilation %v", d)
+	}
+}
+
+// TestTimeLimitKeepsTheBound: a decomposition stopped by its deadline
+// after some rounds returns ErrTimeLimit with the best certified bound it
+// reached, which is at most the optimum (gonum's dense simplex).
+func TestTimeLimitKeepsTheBound(t *testing.T) {
+	solvers := sparseSolvers(t)
+	g := mustGrid(t, 3, 3)
+	prior := gowallaLike(g)
+	_, ref, err := Optimal{}.Solve(g, g, prior, 0.4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range solvers {
+		var rounds int
+		sv, err := Optimal{Solver: s, Method: MethodDecompose, TimeLimit: 2 * time.Second}.NewSolver(g, g, prior)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Outlast the time limit after the second round's log line.
+		sv.Log = func(string, ...any) {
+			if rounds++; rounds == 2 {
+				time.Sleep(2100 * time.Millisecond)
+			}
+		}
+		_, st, err := sv.Solve(0.4)
+		if !errors.Is(err, ErrTimeLimit) {
+			t.Fatalf("%s: %v, want the time limit", s, err)
+		}
+		if math.IsNaN(st.Dual) || st.Dual > ref.Primal*(1+5e-8) || st.Rounds < 2 {
+			t.Errorf("%s: bound %v after %d rounds, optimum %v", s, st.Dual, st.Rounds, ref.Primal)
+		}
+	}
+}

@@ -103,6 +103,13 @@ func (m Optimal) NewSolver(in, out kernels.Grid, prior []float64) (*OptimalSolve
 	return s, nil
 }
 
+// Dilation is the stretch δ of the solver's spanner: 1 for all pairs.
+// Its LP at eps constrains the spanner's edges at eps/δ, so it is a
+// restriction of the all-pairs LP at eps (an upper bound on its
+// optimum), and its LP at δ·eps, which constrains the edges at eps, is a
+// relaxation of it (a lower bound).
+func (s *OptimalSolver) Dilation() float64 { return s.delta }
+
 // ForPrior returns a solver of the same mechanism and grids for another
 // prior, started from s's columns and pricing pairs: the feasible set, the
 // geo-indistinguishability cone, does not depend on the prior, only the
@@ -119,6 +126,9 @@ func (s *OptimalSolver) ForPrior(prior []float64) (*OptimalSolver, error) {
 }
 
 // Solve solves the LP at eps and returns the channel with statistics.
+// When a decomposition stops early (ErrTimeLimit), the statistics
+// returned with the error hold its rounds and its best certified lower
+// bound (Dual; NaN when no round finished).
 func (s *OptimalSolver) Solve(eps float64) (*kernels.Channel, LPStats, error) {
 	m := s.m
 	info := m.Info()
@@ -211,12 +221,16 @@ func (s *OptimalSolver) decompose(eps float64, st *LPStats) (*kernels.Channel, e
 	lambda, err := cg.run()
 	st.Rounds = cg.st.rounds
 	st.Columns = len(cg.pool)
+	st.Iterations = cg.st.masterIters + cg.st.pricingIters
+	st.PricingRows = cg.st.pricingRows
+	// Every Lagrangian bound is a certified lower bound, so the best one
+	// reached stands even when the solve stops early (ErrTimeLimit).
+	if !math.IsInf(cg.st.lower, 0) {
+		st.Dual = cg.st.lower / cg.scale
+	}
 	if err != nil {
 		return nil, err
 	}
-	st.Iterations = cg.st.masterIters + cg.st.pricingIters
-	st.PricingRows = cg.st.pricingRows
-	st.Dual = cg.st.lower / cg.scale
 	ch, te, err := finishChannel(s.in, s.out, cg.channel(lambda), eps)
 	if err != nil {
 		return nil, err

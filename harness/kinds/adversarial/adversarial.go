@@ -96,7 +96,7 @@ func (def) About() harness.About {
 		Figures:  []string{"fig11a", "fig11b", "honest-a-<city>-<beta>"},
 		Claims:   true,
 		Skips:    true,
-		Version:  "4",
+		Version:  "5",
 	}
 }
 
@@ -155,8 +155,13 @@ func (def) EstimateBytes(j job) int64 {
 
 // honestAtA views op under the island prior (the honest population's)
 // and computes the location statistics of an honest user at A.
-func honestAtA(s *island.Setup, op kernels.ChannelOp) (*island.View, island.LocStats, error) {
-	v, err := island.NewView(s.Prior, op)
+func honestAtA(s *island.Setup, op kernels.ChannelOp, desertM float64) (*island.View, island.LocStats, error) {
+	_, out := op.Grids()
+	ms, err := s.Measures(out, desertM)
+	if err != nil {
+		return nil, island.LocStats{}, err
+	}
+	v, err := island.NewView(s.Prior, op, ms)
 	if err != nil {
 		return nil, island.LocStats{}, err
 	}
@@ -174,7 +179,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if err != nil {
 			return nil, fmt.Errorf("LAP at eps %v: %w", 2*j.beta, err)
 		}
-		_, st, err := honestAtA(s, op)
+		_, st, err := honestAtA(s, op, p.DesertRadiusM)
 		if err != nil {
 			return nil, err
 		}
@@ -200,7 +205,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	// The adversary who tries to identify honest users knows the honest
 	// population's prior (it knows which reports are its own), so the
 	// identification numbers use the island prior, not the corrupted one.
-	v, st, err := honestAtA(s, ba)
+	v, st, err := honestAtA(s, ba, p.DesertRadiusM)
 	if err != nil {
 		return nil, err
 	}

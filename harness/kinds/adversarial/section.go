@@ -8,6 +8,7 @@ import (
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/verdict"
 )
 
 //go:embed section.md.tmpl
@@ -23,14 +24,15 @@ type sectionData struct {
 	Figures            []figRef
 	Rows               [][]string
 	Claims             []harness.Claim
-	SVDMax             int
+	SVDMax, NearM      int
+	DesertM            string
 }
 
 func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][]*point, lap map[float64]island.LocStats, claims []harness.Claim) (string, error) {
 	d := sectionData{City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Preset: p.IsPreset(p.City),
 		N: s.DS.N, BAIterations: p.BAIterations, A: p.A.Cell,
 		Fractions: harness.FormatList(scale(p.Fractions.Values(), 100), 3), Panels: figureFractionWords(p), Claims: claims,
-		SVDMax: island.SVDMaxCells}
+		SVDMax: island.SVDMaxCells, NearM: verdict.PaperCellM, DesertM: harness.FormatSig(p.DesertRadiusM, 4)}
 	for _, f := range figs {
 		c := f.Base
 		if n, ok := strings.CutPrefix(c, "fig"); ok {
@@ -41,11 +43,11 @@ func section(p *params, s *island.Setup, figs harness.Figures, pts map[float64][
 	sig, pct := harness.FormatSig, harness.FormatPct
 	for _, beta := range p.Beta.Values() {
 		for _, pt := range pts[beta] {
-			d.Rows = append(d.Rows, []string{sig(pt.eps, 3), sig(100*pt.f, 3) + "%", sig(pt.tight, 4), pct(pt.st.PAt), pct(pt.st.PWithin1),
+			d.Rows = append(d.Rows, []string{sig(pt.eps, 3), sig(100*pt.f, 3) + "%", sig(pt.tight, 4), pct(pt.st.PAt), pct(pt.st.PNear),
 				pct(pt.st.PDeserted), sig(pt.st.ExpDistance, 3), pct(pt.st.MAPIdent), pct(pt.st.ExpPosterior), pt.sv.Words(3)})
 		}
 		if st, ok := lap[beta]; ok {
-			d.Rows = append(d.Rows, []string{sig(2*beta, 3), "LAP", sig(2*beta, 4), pct(st.PAt), pct(st.PWithin1),
+			d.Rows = append(d.Rows, []string{sig(2*beta, 3), "LAP", sig(2*beta, 4), pct(st.PAt), pct(st.PNear),
 				pct(st.PDeserted), sig(st.ExpDistance, 3), pct(st.MAPIdent), pct(st.ExpPosterior), "-"})
 		}
 	}

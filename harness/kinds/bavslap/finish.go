@@ -3,7 +3,6 @@ package bavslap
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"privic/harness"
@@ -139,20 +138,10 @@ func aggregate(t *harness.Table) ([]*cell, error) {
 
 // series returns (beta, mean, sd) of one city and mechanism sorted by beta.
 func series(cells []*cell, city, mech string, defect bool) (x, y, e []float64) {
-	var sel []*cell
-	for _, c := range cells {
-		if c.city == city && c.mech == mech && (!defect || len(c.defect) > 0) {
-			sel = append(sel, c)
-		}
-	}
-	sort.Slice(sel, func(i, j int) bool { return sel[i].beta < sel[j].beta })
-	for _, c := range sel {
-		x = append(x, c.beta)
-		if defect {
-			y, e = append(y, c.dMean), append(e, c.dSD)
-		} else {
-			y, e = append(y, c.mean), append(e, c.sd)
-		}
+	x, sims := samples(cells, city, mech, defect)
+	for _, v := range sims {
+		m, sd, _ := harness.MeanSD(v)
+		y, e = append(y, m), append(e, sd)
 	}
 	return x, y, e
 }

@@ -3,6 +3,7 @@ package convergence
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"privic/harness"
@@ -20,9 +21,27 @@ type curveKey struct {
 }
 
 // curve holds the per-round values of one family: byCycle[t] lists the
-// rounds' EMD at cycle t, in table order.
+// rounds' EMD at cycle t, in table order, and rounds[t] their rounds.
 type curve struct {
 	byCycle [][]float64
+	rounds  [][]int
+}
+
+// triple returns the EMD at cycles t1, t2 and t3 of the rounds that
+// have all three, paired by round.
+func (c *curve) triple(t1, t2, t3 int) (a, b, d []float64) {
+	for _, t := range []int{t1, t2, t3} {
+		if t < 0 || t >= len(c.byCycle) {
+			return nil, nil, nil
+		}
+	}
+	for i, r := range c.rounds[t1] {
+		j, k := slices.Index(c.rounds[t2], r), slices.Index(c.rounds[t3], r)
+		if j >= 0 && k >= 0 {
+			a, b, d = append(a, c.byCycle[t1][i]), append(b, c.byCycle[t2][j]), append(d, c.byCycle[t3][k])
+		}
+	}
+	return a, b, d
 }
 
 // cycles is the last cycle with data.
@@ -47,14 +66,14 @@ func (c *curve) means() []float64 {
 
 // readCurves parses emd_by_cycle.csv.
 func readCurves(t *harness.Table) (map[curveKey]*curve, error) {
-	rd, err := t.Reader("city", "beta", "first_mechanism", "ibu_start", "mixing", "batches", "emd_reference", "cycle", "emd")
+	rd, err := t.Reader("city", "beta", "first_mechanism", "ibu_start", "mixing", "batches", "emd_reference", "round", "cycle", "emd")
 	if err != nil {
 		return nil, err
 	}
 	out := map[curveKey]*curve{}
 	for i := range t.Rows {
 		k := curveKey{rd.Str(i, "city"), rd.Float(i, "beta"), privic.ReadVariant(rd, i), rd.Str(i, "emd_reference")}
-		cy, v := rd.Int(i, "cycle"), rd.Float(i, "emd")
+		cy, v, round := rd.Int(i, "cycle"), rd.Float(i, "emd"), rd.Int(i, "round")
 		if rd.Err() != nil {
 			return nil, rd.Err()
 		}
@@ -68,8 +87,10 @@ func readCurves(t *harness.Table) (map[curveKey]*curve, error) {
 		}
 		for len(c.byCycle) <= cy {
 			c.byCycle = append(c.byCycle, nil)
+			c.rounds = append(c.rounds, nil)
 		}
 		c.byCycle[cy] = append(c.byCycle[cy], v)
+		c.rounds[cy] = append(c.rounds[cy], round)
 	}
 	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/internal/privic"
+	"privic/harness/kinds/internal/verdict"
 )
 
 // sectionData is what section.md.tmpl shows.
@@ -26,6 +27,8 @@ type sectionData struct {
 	DistanceHeader      []string
 	Distances           [][]string
 	Closest             string
+	VerdictHeader       []string
+	Verdicts            [][]string
 	Final               [][]string
 	Claims              []harness.Claim
 }
@@ -76,6 +79,7 @@ func (f *finish) section(claims []harness.Claim) (string, error) {
 		d.Cities = append(d.Cities, cc)
 	}
 	d.DistanceHeader, d.Distances, d.Closest = f.distanceTable()
+	d.VerdictHeader, d.Verdicts = f.verdictTable()
 	d.Final = f.finals.Summary(f.p.Cities, f.betas(), dv, dref, f.p.Title)
 	return harness.Render(f.tmpl, "section.md.tmpl", d)
 }
@@ -168,4 +172,56 @@ func (f *finish) distanceTable() (header []string, rows [][]string, closest stri
 		}
 	}
 	return header, rows, closest
+}
+
+// verdictTable gives every variant's verdict on the two claims about the
+// paper's tables, per dataset that has one: the shape (shapeRule) and the
+// values (valuesRule), each combined over the betas. Rows follow the
+// distance table's order (closest first); empty when no dataset has a
+// table.
+func (f *finish) verdictTable() (header []string, rows [][]string) {
+	var cities []string
+	for _, city := range f.p.Cities {
+		if f.p.IsPreset(city) && paperName(city) != "" {
+			cities = append(cities, city)
+		}
+	}
+	if len(cities) == 0 {
+		return nil, nil
+	}
+	header = []string{"variant", "EMD to"}
+	for _, city := range cities {
+		header = append(header, f.p.Title(city)+": shape", f.p.Title(city)+": values")
+	}
+	for _, pd := range f.pooled {
+		row := []string{pd.V.Title(), pd.Ref}
+		for _, city := range cities {
+			var shapes, values []string
+			for _, beta := range f.betas() {
+				c := f.curves[curveKey{city, beta, pd.V, pd.Ref}]
+				if c == nil {
+					continue
+				}
+				if v, _, _, ok := shapeOf(c); ok {
+					shapes = append(shapes, v)
+				}
+				if pr := paperRounds(city, beta); len(pr) > 0 {
+					if v, _, n, _ := valuesRule(c.byCycle, pr); n > 0 {
+						values = append(values, v)
+					}
+				}
+			}
+			row = append(row, orDash(shapes), orDash(values))
+		}
+		rows = append(rows, row)
+	}
+	return header, rows
+}
+
+// orDash combines part verdicts, "–" when there are none.
+func orDash(parts []string) string {
+	if len(parts) == 0 {
+		return "–"
+	}
+	return verdict.Combine(parts...)
 }

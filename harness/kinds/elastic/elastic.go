@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"privic/harness"
 	"privic/harness/kinds/internal/island"
@@ -89,11 +90,11 @@ func (def) About() harness.About {
 	return harness.About{
 		Name:     "elastic",
 		Describe: "Fig. 2a/2b: report distributions of the vulnerable (A) and strong (B) locations under BA and LAP on the Paris island prior (or any dataset's)",
-		Tables:   []string{"report_distribution", "location_stats", "channels", "invertibility", "elastic_metric"},
+		Tables:   []string{"report_distribution", "location_stats", "channels", "invertibility", "elastic_metric", "equal_distortion"},
 		Figures:  []string{"fig2a", "fig2b", "reports-a-<city>", "reports-b-<city>"},
 		Claims:   true,
 		Skips:    true,
-		Version:  "5",
+		Version:  "6",
 	}
 }
 
@@ -165,21 +166,17 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	dist := harness.NewTable("report_distribution", "mechanism", "location", "beta", "epsilon", "row", "col", "probability")
 	stats := harness.NewTable("location_stats", slices.Concat([]string{"mechanism", "location", "beta", "epsilon"}, island.StatsHeader(), island.MetresHeader())...)
-	mechs := []struct {
-		name string
-		op   kernels.ChannelOp
-	}{{"ba", ba}, {"lap", lap}}
+	mechs := []namedOp{{"ba", ba}, {"lap", lap}}
 	em := harness.NewTable("elastic_metric", "beta", "epsilon", "parameter", "tight_epsilon", "evals",
 		"avg_distortion_ba", "avg_distortion_lap", "avg_distortion_elastic_metric")
+	eqd := harness.NewTable("equal_distortion", "beta", "mechanism", "parameter", "avg_distortion", "tight_epsilon", "evals")
+	var atDistortion []namedOp // LAP and elastic-metric at BA's average distortion
 	if p.withElastic() {
 		ech, err := elasticAt(ctx, g, s.Prior, eps)
 		if err != nil {
 			return nil, err
 		}
-		mechs = append(mechs, struct {
-			name string
-			op   kernels.ChannelOp
-		}{elasticMetric, ech.Channel})
+		mechs = append(mechs, namedOp{elasticMetric, ech.Channel})
 		var dist [3]float64
 		for i, m := range mechs {
 			if dist[i], err = mechanism.TargetValueOp(mechanism.TargetDistortion, s.Prior, m.op); err != nil {
@@ -187,12 +184,50 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			}
 		}
 		em.Add(j.beta, eps, ech.Param, ech.Value, ech.Evals, dist[0], dist[1], dist[2])
+		for _, m := range []struct {
+			name string
+			mech mechanism.Mechanism
+			out  kernels.Grid
+		}{{"lap", mechanism.LAP{}, g.Widen(p.LapWiden)}, {elasticMetric, mechanism.Elastic{}, g}} {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			c, err := mechanism.Calibrate(ctx, m.mech, g, m.out, s.Prior, mechanism.TargetDistortion, dist[0],
+				mechanism.CalibrateOptions{RelTol: 1e-6, Method: mechanism.Illinois, Operators: useOps(m.mech, g)})
+			if err != nil {
+				return nil, fmt.Errorf("%s at BA's average distortion %v: %w", m.name, dist[0], err)
+			}
+			op := c.Op
+			if op == nil {
+				op = c.Channel
+			}
+			te, err := op.TightEpsilon()
+			if err != nil {
+				return nil, fmt.Errorf("%s at BA's average distortion: tight epsilon: %w", m.name, err)
+			}
+			eqd.Add(j.beta, m.name, c.Param, c.Value, te, c.Evals)
+			atDistortion = append(atDistortion, namedOp{m.name + equalDistortion, op})
+		}
 	}
-	for _, m := range mechs {
+	measures := map[kernels.Grid]island.Measures{}
+	measuresOf := func(op kernels.ChannelOp) (island.Measures, error) {
+		_, out := op.Grids()
+		if ms, ok := measures[out]; ok {
+			return ms, nil
+		}
+		ms, err := s.Measures(out, p.DesertRadiusM)
+		measures[out] = ms
+		return ms, err
+	}
+	for _, m := range slices.Concat(mechs, atDistortion) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		v, err := island.NewView(s.Prior, m.op)
+		ms, err := measuresOf(m.op)
+		if err != nil {
+			return nil, err
+		}
+		v, err := island.NewView(s.Prior, m.op, ms)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", m.name, err)
 		}
@@ -200,13 +235,18 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			name string
 			x    int
 		}{{"A", s.A}, {"B", s.B}} {
-			row, err := v.Row(loc.x)
-			if err != nil {
-				return nil, fmt.Errorf("%s at %s: %w", m.name, loc.name, err)
+			if strings.HasSuffix(m.name, equalDistortion) && loc.name != "A" {
+				continue // the comparison at equal distortion is about A
 			}
-			for y, pr := range row {
-				r, c := v.Out().Abs(y)
-				dist.Add(m.name, loc.name, j.beta, eps, r, c, pr)
+			if !strings.HasSuffix(m.name, equalDistortion) {
+				row, err := v.Row(loc.x)
+				if err != nil {
+					return nil, fmt.Errorf("%s at %s: %w", m.name, loc.name, err)
+				}
+				for y, pr := range row {
+					r, c := v.Out().Abs(y)
+					dist.Add(m.name, loc.name, j.beta, eps, r, c, pr)
+				}
 			}
 			st, err := v.Stats(loc.x, s.Block)
 			if err != nil {
@@ -215,11 +255,47 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			stats.Add(m.name, loc.name, j.beta, eps, st.Row(), st.Metres(s.DS))
 		}
 	}
+	// The uniform-report baseline: a mechanism that reports nothing.
+	ms, err := measuresOf(ba)
+	if err != nil {
+		return nil, err
+	}
+	for _, loc := range []struct {
+		name string
+		x    int
+	}{{"A", s.A}, {"B", s.B}} {
+		st, err := island.UniformStats(g, s.Prior, loc.x, s.Block, ms)
+		if err != nil {
+			return nil, err
+		}
+		stats.Add(uniform, loc.name, j.beta, eps, st.Row(), st.Metres(s.DS))
+	}
 	chans := harness.NewTable("channels", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations", "ba_min_singular_value")
 	chans.Add(j.beta, 2*j.beta, tight, eps, ba.Iterations, sv.ExactCell())
 	inv := harness.NewTable("invertibility", append([]string{"beta"}, island.SingularHeader()...)...)
 	inv.Add(j.beta, sv.Row(g.Len()))
-	return []harness.Table{*dist, *stats, *chans, *inv, *em}, nil
+	return []harness.Table{*dist, *stats, *chans, *inv, *em, *eqd}, nil
+}
+
+// namedOp is a channel with the name of its rows in the tables.
+type namedOp struct {
+	name string
+	op   kernels.ChannelOp
+}
+
+// equalDistortion suffixes the rows of a mechanism calibrated to BA's
+// average distortion ("lap-equal-distortion"); uniform names the
+// uniform-report baseline's rows.
+const (
+	equalDistortion = "-equal-distortion"
+	uniform         = "uniform"
+)
+
+// useOps: calibrate m on operators (its structured form) on grids where
+// the kernels use them.
+func useOps(m mechanism.Mechanism, g kernels.Grid) bool {
+	_, ok := m.(mechanism.Operator)
+	return ok && g.Len() >= kernels.DenseOpCells
 }
 
 // elasticAt is the elastic-metric mechanism on the island prior (its mass

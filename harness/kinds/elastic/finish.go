@@ -4,7 +4,7 @@ import (
 	"context"
 	"embed"
 	"fmt"
-	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -12,6 +12,7 @@ import (
 	"privic/harness/kinds/internal/island"
 	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/verdict"
 	"privic/kernels"
 	"privic/plots"
 )
@@ -239,6 +240,8 @@ type sectionData struct {
 	BaseDomain         bool
 	Bounded            bool // some singular values are bounds only
 	SVDMax             int
+	DesertM            string // the radius of "deserted", metres
+	NearM              int    // the radius of "near", metres
 	Channels, Where    [][]string
 	Claims             []harness.Claim
 	// Elastic is the elastic-metric mechanism's table and the sentences
@@ -254,7 +257,7 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 		Preset: p.IsPreset(p.City), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
 		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
 		WideRows: g.Rows + 2*p.LapWiden, WideCols: g.Cols + 2*p.LapWiden, BaseDomain: p.FigureDomain == "base",
-		Claims: claims, SVDMax: island.SVDMaxCells,
+		Claims: claims, SVDMax: island.SVDMaxCells, DesertM: harness.FormatSig(p.DesertRadiusM, 4), NearM: verdict.PaperCellM,
 	}
 	sig := harness.FormatSig
 	for _, l := range levels {
@@ -264,8 +267,11 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 	pct := harness.FormatPct
 	for _, loc := range []string{"A", "B"} {
 		for _, l := range levels {
-			for _, m := range p.Mechanisms {
-				st := l.stats[m+"/"+loc]
+			for _, m := range whereRows(p, loc) {
+				st, ok := l.stats[m+"/"+loc]
+				if !ok {
+					continue
+				}
 				d.Where = append(d.Where, []string{loc, sig(l.eps, 3), strings.ToUpper(m), pct(st.PDeserted), pct(st.POutside),
 					pct(st.PBlock), pct(st.PWithin1), sig(st.ExpPriorMass, 3), sig(st.ExpDistance, 3),
 					fmt.Sprintf("(%d, %d)", st.ModeRow, st.ModeCol), sig(st.ModeDistance, 3), pct(st.MAPIdent), pct(st.ExpPosterior)})
@@ -276,10 +282,23 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
 
+// whereRows are the mechanisms of the section's table at loc: those of
+// the spec, those calibrated to BA's average distortion (at A), and the
+// uniform-report baseline.
+func whereRows(p *params, loc string) []string {
+	out := slices.Clone(p.Mechanisms)
+	if p.withElastic() && loc == "A" {
+		out = append(out, "lap"+equalDistortion, elasticMetric+equalDistortion)
+	}
+	return append(out, uniform)
+}
+
 // elasticWords lays out the elastic-metric rows and answers, level by
-// level, whether BA behaves like the elastic mechanism at A (reports
-// into crowded cells rather than the deserted area around it) and at
-// what utility cost (average distortion on the island prior).
+// level and at both footings (equal tight eps, equal average distortion
+// on the island prior), whether BA behaves like the elastic mechanism at
+// A by the rule of the claim (likeElastic: closer to it than to LAP on
+// P(deserted), identification of A and the expected prior mass of the
+// report, all three), with the uniform-report baseline beside them.
 func elasticWords(levels []*level) (rows [][]string, words []string) {
 	sig, pct := harness.FormatSig, harness.FormatPct
 	for _, l := range levels {
@@ -289,16 +308,35 @@ func elasticWords(levels []*level) (rows [][]string, words []string) {
 		}
 		rows = append(rows, []string{sig(l.beta, 3), sig(l.eps, 4), sig(e.param, 4), sig(e.tight, 6),
 			sig(e.dist[0], 4), sig(e.dist[1], 4), sig(e.dist[2], 4)})
-		ba, lap, el := l.stats["ba/A"], l.stats["lap/A"], l.stats[elasticMetric+"/A"]
-		like := "like the elastic mechanism"
-		if math.Abs(ba.PDeserted-el.PDeserted) > math.Abs(ba.PDeserted-lap.PDeserted) {
-			like = "closer to LAP than to the elastic mechanism"
+		ba := l.stats["ba/A"]
+		for _, f := range []struct{ footing, el, lap string }{
+			{"at equal tight eps", elasticMetric, "lap"},
+			{fmt.Sprintf("at equal average distortion (%s cells)", sig(e.dist[0], 3)), elasticMetric + equalDistortion, "lap" + equalDistortion},
+		} {
+			el, ok1 := l.stats[f.el+"/A"]
+			lap, ok2 := l.stats[f.lap+"/A"]
+			if !ok1 || !ok2 {
+				continue
+			}
+			holds, closer := likeElastic(ba, el, lap)
+			like := "behaves like the elastic mechanism at A"
+			if !holds {
+				like = fmt.Sprintf("does not behave like the elastic mechanism at A (closer to it than to LAP on %d of 3 measures", len(closer))
+				if len(closer) > 0 {
+					like += ": " + strings.Join(closer, ", ")
+				}
+				like += ")"
+			}
+			w := fmt.Sprintf("At eps = %s %s, BA %s: P(deserted) %s (elastic-metric %s, LAP %s), identification of A %s (%s, %s), E[prior mass of report] %s (%s, %s).",
+				sig(l.eps, 3), f.footing, like, pct(ba.PDeserted), pct(el.PDeserted), pct(lap.PDeserted),
+				pct(ba.MAPIdent), pct(el.MAPIdent), pct(lap.MAPIdent),
+				sig(ba.ExpPriorMass, 3), sig(el.ExpPriorMass, 3), sig(lap.ExpPriorMass, 3))
+			if u, ok := l.stats[uniform+"/A"]; ok && f.el == elasticMetric {
+				w += fmt.Sprintf(" A uniform report, which reveals nothing, has P(deserted) %s, identification of A %s and E[prior mass] %s.",
+					pct(u.PDeserted), pct(u.MAPIdent), sig(u.ExpPriorMass, 3))
+			}
+			words = append(words, w)
 		}
-		words = append(words, fmt.Sprintf("At eps = %s, BA behaves %s at A: P(deserted) %s (elastic-metric %s, LAP %s), identification of A %s (%s, %s), E[prior mass of report] %s (%s, %s); average distortion %s cells against the elastic mechanism's %s and LAP's %s.",
-			sig(l.eps, 3), like, pct(ba.PDeserted), pct(el.PDeserted), pct(lap.PDeserted),
-			pct(ba.MAPIdent), pct(el.MAPIdent), pct(lap.MAPIdent),
-			sig(ba.ExpPriorMass, 3), sig(el.ExpPriorMass, 3), sig(lap.ExpPriorMass, 3),
-			sig(e.dist[0], 3), sig(e.dist[2], 3), sig(e.dist[1], 3)))
 	}
 	return rows, words
 }

@@ -10,6 +10,7 @@ import (
 
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/verdict"
 	"privic/kernels"
 	"privic/kernels/mechanism"
 	"privic/plots"
@@ -24,6 +25,43 @@ type cell struct {
 	emdMean, emdSD   float64
 	dist, mi, eps    float64
 	bayes, idA, idAM float64
+	// opt brackets the all-pairs optimum at the channel's eps (the
+	// optimal mechanism solved on the whole grid; NaN otherwise).
+	opt bracket
+	// blocks is the block size of a mechanism solved on blocks of the
+	// grid and lifted back (0: not).
+	blocks int
+}
+
+// degenerate reports a constant channel: every row equal, which is
+// exactly a tight epsilon of 0 (the LP on blocks collapses to one below
+// its smallest useful level). It is no instance of the mechanism and
+// competes nowhere.
+func (c *cell) degenerate() bool { return c.eps == 0 }
+
+// hasBracket reports whether c is the optimal mechanism solved on the
+// whole grid, with a bracket on the all-pairs optimum.
+func (c *cell) hasBracket() bool { return !math.IsNaN(c.opt.upper) }
+
+// optimal reports whether c's channel is certified optimal for all pairs
+// (its all-pairs gap at most certified).
+func (c *cell) optimal() bool { return c.hasBracket() && c.opt.gap() <= certified }
+
+// label says what c's channel is: "optimal" (certified), an upper bound
+// with the bracket, "degenerate", or "" for a mechanism as named.
+func (c *cell) label() string {
+	sig := harness.FormatSig
+	switch {
+	case c.degenerate():
+		return "degenerate: constant channel (tight epsilon 0)"
+	case c.optimal():
+		return fmt.Sprintf("optimal: all-pairs gap %s", sig(c.opt.gap(), 2))
+	case c.hasBracket():
+		return fmt.Sprintf("upper bound on the optimum: the optimum lies in [%s, %s], all-pairs gap %s", sig(c.opt.lower, 5), sig(c.opt.upper, 5), sig(c.opt.gap(), 2))
+	case c.blocks > 1:
+		return fmt.Sprintf("the LP on %dx%d blocks lifted back: not the optimum (its distortion bounds the optimum at its tight epsilon from above; no lower bound)", c.blocks, c.blocks)
+	}
+	return ""
 }
 
 // metric returns the named per-level quantity of c.
@@ -48,7 +86,9 @@ func (c *cell) metric(name string) float64 {
 // calRow is one row of calibration.csv.
 type calRow struct {
 	city, mech, cal, status, in, out, solver string
+	missing                                  string
 	level, param, value                      float64
+	opt                                      bracket
 	evals                                    int
 }
 
@@ -60,6 +100,14 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	cals, err := harness.ReadTableAs(out, "calibration", readCalibration)
 	if err != nil {
 		return harness.Section{}, err
+	}
+	for _, c := range cells {
+		for _, k := range cals {
+			if k.city == c.city && k.mech == c.mech && k.cal == c.cal && k.level == c.level {
+				c.opt = k.opt
+			}
+		}
+		c.blocks = blocks(p, c.city, c.mech)
 	}
 	wins := winners(p, cells)
 	sum, err := summary(p, cells)
@@ -134,6 +182,12 @@ func skipped(cals []calRow) []harness.Skip {
 				Reason: c.status,
 			})
 		}
+		if c.missing != "" {
+			out = append(out, harness.Skip{
+				Figure: fmt.Sprintf("frontier.csv identification_A (%s, %s, %s %s)", c.city, c.mech, c.cal, harness.FormatFloat(c.level)),
+				Reason: c.missing,
+			})
+		}
 	}
 	return out
 }
@@ -141,24 +195,35 @@ func skipped(cals []calRow) []harness.Skip {
 func summary(p *params, cells []*cell) (harness.Table, error) {
 	sum := harness.NewTable("frontier_summary", "city", "mechanism", "calibration", "level", "parameter",
 		"sims", "emd_mean", "emd_sd", "avg_distortion", "mutual_information", "tight_epsilon", "bayes_error",
-		"identification_A", "identification_A_map", "emd_mean_m", "emd_sd_m", "avg_distortion_m", "bayes_error_m")
+		"identification_A", "identification_A_map", "emd_mean_m", "emd_sd_m", "avg_distortion_m", "bayes_error_m",
+		"degenerate", "optimum_lower", "optimum_upper", "optimum_gap", "label")
 	for _, c := range cells {
 		ds, err := p.Dataset(c.city, p.Rows)
 		if err != nil {
 			return harness.Table{}, err
 		}
 		m := func(v float64) string { return param.Metres(ds, v) }
+		lo, up, gap := "", "", ""
+		if c.hasBracket() {
+			lo, up, gap = harness.FormatFloat(c.opt.lower), harness.FormatFloat(c.opt.upper), harness.FormatFloat(c.opt.gap())
+		}
 		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM,
-			m(c.emdMean), m(c.emdSD), m(c.dist), m(c.bayes))
+			m(c.emdMean), m(c.emdSD), m(c.dist), m(c.bayes), fmt.Sprint(c.degenerate()), lo, up, gap, c.label())
 	}
 	return *sum, nil
 }
 
 func winnersTable(wins []winner) harness.Table {
 	wt := harness.NewTable("winners", "city", "calibration", "level", "criterion", "better",
-		"winner", "value", "runner_up", "runner_up_value", "mechanisms")
+		"winner", "value", "runner_up", "runner_up_value", "mechanisms", "outcome", "tied", "sims", "p_holm",
+		"optimum_lower", "optimum_upper", "note")
 	for _, w := range wins {
-		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n)
+		sims := ""
+		if w.sims > 0 {
+			sims = fmt.Sprint(w.sims)
+		}
+		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n,
+			w.outcome(), strings.Join(w.tied, " "), sims, optCell(w.p), optCell(w.opt.lower), optCell(w.opt.upper), w.note)
 	}
 	return *wt
 }
@@ -197,7 +262,7 @@ func aggregate(t *harness.Table) ([]*cell, error) {
 
 func readCalibration(t *harness.Table) ([]calRow, error) {
 	rd, err := t.Reader("city", "mechanism", "calibration", "level", "parameter", "value", "evals", "status",
-		"input_grid", "output_grid", "lp_solver")
+		"input_grid", "output_grid", "lp_solver", "missing", "optimum_lower", "optimum_upper")
 	if err != nil {
 		return nil, err
 	}
@@ -205,9 +270,41 @@ func readCalibration(t *harness.Table) ([]calRow, error) {
 	for i := range t.Rows {
 		rows = append(rows, calRow{city: rd.Str(i, "city"), mech: rd.Str(i, "mechanism"), cal: rd.Str(i, "calibration"),
 			status: rd.Str(i, "status"), in: rd.Str(i, "input_grid"), out: rd.Str(i, "output_grid"), solver: rd.Str(i, "lp_solver"),
-			level: rd.Float(i, "level"), param: rd.Float(i, "parameter"), value: rd.Float(i, "value"), evals: rd.Int(i, "evals")})
+			level: rd.Float(i, "level"), param: rd.Float(i, "parameter"), value: rd.Float(i, "value"), evals: rd.Int(i, "evals"),
+			missing: rd.Str(i, "missing"), opt: bracket{lower: optFloat(rd, i, "optimum_lower"), upper: optFloat(rd, i, "optimum_upper")}})
 	}
 	return rows, rd.Err()
+}
+
+// optCell is an optional number as a table cell: empty for NaN.
+func optCell(v float64) string {
+	if math.IsNaN(v) {
+		return ""
+	}
+	return harness.FormatFloat(v)
+}
+
+// optFloat reads an optional number: NaN when empty.
+func optFloat(rd *harness.Reader, i int, col string) float64 {
+	if rd.Str(i, col) == "" {
+		return math.NaN()
+	}
+	return rd.Float(i, col)
+}
+
+// blocks is the block size of the mechanism named mech on city when the
+// spec solves it on blocks of the grid (0 otherwise).
+func blocks(p *params, city, mech string) int {
+	k := p.coarsen(city)
+	if k <= 1 {
+		return 0
+	}
+	for _, e := range p.reg.Entries() {
+		if e.Coarsen && slices.Contains(p.Mechanisms, e.Name) && newMechanism(p, city, e).Info().Name == mech {
+			return k
+		}
+	}
+	return 0
 }
 
 // mechanismsTable lists, per city and mechanism, the grids and the
@@ -232,14 +329,30 @@ func mechanismsTable(p *params, cals []calRow) harness.Table {
 	return *t
 }
 
-// winner is the best mechanism for one (city, calibration, level,
-// criterion).
+// winner is the outcome of one (city, calibration, level, criterion):
+// the best mechanism when it is significantly better than every other,
+// a tie otherwise.
 type winner struct {
 	city, cal, criterion, better string
 	level                        float64
-	winner, runnerUp             string
-	value, runnerValue           float64
-	n                            int
+	// winner is the winner ("" on a tie); leader the best by the mean,
+	// with value; runnerUp the second.
+	winner, leader, runnerUp string
+	value, runnerValue       float64
+	n                        int      // mechanisms compared
+	tied                     []string // the leader and those not separated from it (a tie)
+	sims                     int      // fewest simulations per level among those compared (0: exact quantity)
+	p                        float64  // largest Holm-adjusted p of the leader against another (NaN: exact)
+	opt                      bracket  // the all-pairs optimum at this level, where the LP ran whole (NaN otherwise)
+	note                     string
+}
+
+// outcome is "winner" or "tie".
+func (w winner) outcome() string {
+	if w.winner != "" {
+		return "winner"
+	}
+	return "tie"
 }
 
 // criteria lists what is compared at each footing and which way is
@@ -255,6 +368,78 @@ func criteria(cal string) [][2]string {
 	return [][2]string{{"emd", "lower"}, {"avg_distortion", "lower"}, {"bayes_error", "higher"}}
 }
 
+// exactTie is the relative difference within which two exactly computed
+// values (distortion, mutual information, Bayes error) tie.
+const exactTie = 1e-9
+
+// rank decides one criterion among the cells cs (measured, not
+// degenerate): the simulated EMD by Welch's two-sided t-test of the
+// leader against every other at level verdict.Alpha with Holm's
+// correction, a winner only with at least verdict.MinSims simulations per
+// level and every other separated; the exact quantities by their values,
+// tied within exactTie.
+func rank(cs []*cell, criterion, better string) winner {
+	sorted := append([]*cell(nil), cs...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i].metric(criterion), sorted[j].metric(criterion)
+		if better == "higher" {
+			return a > b
+		}
+		return a < b
+	})
+	lead := sorted[0]
+	w := winner{criterion: criterion, better: better, leader: lead.mech, value: lead.metric(criterion), runnerValue: math.NaN(),
+		n: len(cs), tied: []string{lead.mech}, p: math.NaN()}
+	if len(sorted) > 1 {
+		w.runnerUp, w.runnerValue = sorted[1].mech, sorted[1].metric(criterion)
+	}
+	if criterion != "emd" {
+		for _, c := range sorted[1:] {
+			if v := c.metric(criterion); math.Abs(v-w.value) <= exactTie*math.Max(math.Abs(v), math.Abs(w.value)) {
+				w.tied = append(w.tied, c.mech)
+			}
+		}
+		if len(w.tied) == 1 {
+			w.winner = lead.mech
+		}
+		return w
+	}
+	w.sims = len(lead.emd)
+	var a, b [][]float64
+	for _, c := range sorted[1:] {
+		w.sims = min(w.sims, len(c.emd))
+		a, b = append(a, lead.emd), append(b, c.emd)
+	}
+	order, tests, _ := verdict.Compare(a, b)
+	for i, c := range sorted[1:] {
+		separated := order[i] == verdict.Lower
+		if better == "higher" {
+			separated = order[i] == verdict.Higher
+		}
+		if !separated {
+			w.tied = append(w.tied, c.mech)
+		}
+		if !math.IsNaN(tests[i].P) && (math.IsNaN(w.p) || tests[i].P > w.p) {
+			w.p = tests[i].P
+		}
+	}
+	switch {
+	case w.sims < verdict.MinSims:
+		w.note = fmt.Sprintf("fewer than %d simulations per level (%d): no winner is named", verdict.MinSims, w.sims)
+		if len(w.tied) == 1 && len(sorted) > 1 {
+			w.tied = nil
+			for _, c := range sorted {
+				w.tied = append(w.tied, c.mech)
+			}
+		}
+	case len(w.tied) == 1:
+		w.winner = lead.mech
+	default:
+		w.note = fmt.Sprintf("not separated from the leader by Welch's test at level %s with Holm's correction", harness.FormatSig(verdict.Alpha, 2))
+	}
+	return w
+}
+
 func winners(p *params, cells []*cell) []winner {
 	var out []winner
 	for _, city := range p.Cities {
@@ -268,29 +453,39 @@ func winners(p *params, cells []*cell) []winner {
 				}
 				for _, cr := range criteria(cal) {
 					// Metrics not measured (NaN: the Bayes error of
-					// operators on large grids) do not compete.
+					// operators on large grids) do not compete, nor do
+					// degenerate channels.
 					var cs []*cell
+					var excluded []string
+					opt := bracket{lower: math.NaN(), upper: math.NaN()}
 					for _, c := range all {
-						if !math.IsNaN(c.metric(cr[0])) {
+						switch {
+						case c.degenerate():
+							excluded = append(excluded, c.mech)
+						case !math.IsNaN(c.metric(cr[0])):
 							cs = append(cs, c)
 						}
-					}
-					if len(cs) == 0 {
-						continue
-					}
-					sorted := append([]*cell(nil), cs...)
-					sort.SliceStable(sorted, func(i, j int) bool {
-						a, b := sorted[i].metric(cr[0]), sorted[j].metric(cr[0])
-						if cr[1] == "higher" {
-							return a > b
+						if c.hasBracket() && cr[0] == "avg_distortion" {
+							opt = c.opt
 						}
-						return a < b
-					})
-					w := winner{city: city, cal: cal, criterion: cr[0], better: cr[1], level: level,
-						winner: sorted[0].mech, value: sorted[0].metric(cr[0]), runnerValue: math.NaN(), n: len(cs)}
-					if len(sorted) > 1 {
-						w.runnerUp, w.runnerValue = sorted[1].mech, sorted[1].metric(cr[0])
 					}
+					if len(cs) < 2 {
+						continue // nothing to compare with
+					}
+					w := rank(cs, cr[0], cr[1])
+					w.city, w.cal, w.level, w.opt = city, cal, level, opt
+					var notes []string
+					if w.note != "" {
+						notes = append(notes, w.note)
+					}
+					if len(excluded) > 0 {
+						notes = append(notes, "excluded as degenerate (constant channel): "+strings.Join(excluded, ", "))
+					}
+					if !math.IsNaN(opt.upper) && opt.gap() > certified {
+						notes = append(notes, fmt.Sprintf("the LP's channel is an upper bound: the all-pairs optimum lies in [%s, %s]",
+							harness.FormatSig(opt.lower, 5), harness.FormatSig(opt.upper, 5)))
+					}
+					w.note = strings.Join(notes, "; ")
 					out = append(out, w)
 				}
 			}

@@ -56,7 +56,7 @@ func (d def) About() harness.About {
 		Tables:   []string{"frontier", "calibration", "lp_solves", "frontier_summary", "winners", "mechanisms"},
 		Figures:  []string{"frontier-<city>"},
 		Skips:    true,
-		Version:  version + ".2",
+		Version:  version + ".3",
 		Volatile: volatile,
 	}
 }
@@ -202,17 +202,30 @@ var frontierHeader = []string{"city", "mechanism", "calibration", "level", "para
 	"emd_m", "avg_distortion_m", "bayes_error_m"}
 
 // lpSolvesHeader is lp_solves.csv: one row per LP solve of the optimal
-// mechanism on the whole grid, on the city's prior (calibration) or on the
+// mechanism on the whole grid, on the city's prior (calibration, and the
+// relaxation that bounds a spanner's channel from below) or on the
 // island prior (identification of A). dilation is δ of the spanner (1:
 // all pairs); constraints count the full LP's rows whether or not the
 // method builds them; gap is (primal - dual)/primal with dual a certified
-// lower bound; tight_epsilon is the returned channel's, checked <= eps.
+// lower bound on the LP solved; tight_epsilon is the returned channel's,
+// checked <= eps. role is "solve" or "relaxation" (the spanner's edges
+// at the full eps: its LP at δ·level); status "ok" or "time limit" (dual
+// is then the best bound reached). lower and upper bracket the optimal
+// distortion of the problem asked for at eps, eps-geo-indistinguishability
+// over all pairs of cells (bracket), and all_pairs_gap is
+// (upper - lower) / upper.
 var lpSolvesHeader = []string{"city", "mechanism", "calibration", "level", "prior", "solve", "solver", "method", "spanner",
 	"dilation", "variables", "constraints", "rounds", "iterations", "columns", "pricing_rows", "warm", "eps",
-	"primal", "dual", "gap", "tight_epsilon", "seconds"}
+	"primal", "dual", "gap", "tight_epsilon", "seconds", "role", "status", "lower", "upper", "all_pairs_gap"}
 
+// calibrationHeader is calibration.csv. missing names a part of the
+// level that could not be measured and why (the identification of A
+// when the island prior's LP runs out of time: the city's channel and
+// its frontier rows stand). optimum_lower, optimum_upper and optimum_gap
+// bracket the all-pairs optimum at the calibrated parameter, for the
+// optimal mechanism solved on the whole grid.
 var calibrationHeader = []string{"city", "mechanism", "calibration", "level", "parameter_name", "parameter", "value",
-	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints"}
+	"evals", "status", "input_grid", "output_grid", "lp_solver", "lp_constraints", "missing", "optimum_lower", "optimum_upper", "optimum_gap"}
 
 func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, error) {
 	p, ds := j.p, j.ds
@@ -220,25 +233,48 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	frontier := harness.NewTable("frontier", frontierHeader...)
 	cal := harness.NewTable("calibration", calibrationHeader...)
 	lps := harness.NewTable("lp_solves", lpSolvesHeader...)
-	tables := func() []harness.Table { return []harness.Table{*frontier, *cal, *lps} }
 	name, paramName := j.mech, ""
 	if s.m != nil {
 		name, paramName = s.m.Info().Name, s.m.Info().Param
 	}
-	logSolves := func(prior string, solves []mechanism.LPStats) {
-		for i, st := range solves {
-			lps.Add(ds.Name, name, j.calibration, j.level, prior, i, st.Solver, st.Method, s.opt.Spanner, st.Dilation,
-				st.Variables, st.Constraints, st.Rounds, st.Iterations, st.Columns, st.PricingRows, fmt.Sprint(st.Warm), st.Eps,
-				st.Primal, st.Dual, st.Gap, st.TightEps, st.Seconds)
+	var logged []lpRow
+	logSolves := func(prior, role, status string, solves ...mechanism.LPStats) {
+		for _, st := range solves {
+			if status != "ok" { // no channel: only the rounds and the bound reached
+				st.Primal, st.Gap, st.TightEps = math.NaN(), math.NaN(), math.NaN()
+			}
+			logged = append(logged, lpRow{prior: prior, role: role, status: status, st: st})
 		}
 	}
-	calRow := func(param, value float64, evals int, status string) {
+	// tables writes the solves with their brackets, and the calibration
+	// row of the channel at param (NaN: none) with its own.
+	tables := func(param, value float64, evals int, status, missing string) []harness.Table {
+		br := brackets(logged)
+		for i, r := range logged {
+			st := r.st
+			n := 0
+			for _, q := range logged[:i] {
+				if q.prior == r.prior {
+					n++
+				}
+			}
+			lps.Add(ds.Name, name, j.calibration, j.level, r.prior, n, st.Solver, st.Method, s.opt.Spanner, st.Dilation,
+				st.Variables, st.Constraints, st.Rounds, st.Iterations, st.Columns, st.PricingRows, fmt.Sprint(st.Warm), st.Eps,
+				st.Primal, st.Dual, st.Gap, st.TightEps, st.Seconds, r.role, r.status, br[i].lower, br[i].upper, br[i].gap())
+		}
 		lpRows := ""
 		if s.lpSolver != "" {
 			lpRows = fmt.Sprint(s.lpRows)
 		}
-		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows)
+		lo, up, gap := "", "", ""
+		if b, ok := bracketAt(logged, br, param); ok {
+			lo, up, gap = harness.FormatFloat(b.lower), harness.FormatFloat(b.upper), harness.FormatFloat(b.gap())
+		}
+		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows,
+			missing, lo, up, gap)
+		return []harness.Table{*frontier, *cal, *lps}
 	}
+	nan := math.NaN()
 	if s.skip == "" && s.opt != nil {
 		switch {
 		case !mechanism.SolverAvailable(s.opt.Solver):
@@ -248,8 +284,7 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		}
 	}
 	if s.skip != "" {
-		calRow(math.NaN(), math.NaN(), 0, "skipped: "+s.skip)
-		return tables(), nil
+		return tables(nan, nan, 0, "skipped: "+s.skip, ""), nil
 	}
 	m := s.m
 	var solver *mechanism.OptimalSolver
@@ -267,19 +302,16 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	}
 	res, err := calibrate(ctx, j, s, m)
 	if solver != nil {
-		logSolves("city", solver.Solves)
+		logSolves("city", "solve", "ok", solver.Solves...)
 	}
 	if errors.Is(err, mechanism.ErrOutOfReach) {
-		calRow(math.NaN(), math.NaN(), 0, "out of reach: "+err.Error())
-		return tables(), nil
+		return tables(nan, nan, 0, "out of reach: "+err.Error(), ""), nil
 	}
 	if errors.Is(err, mechanism.ErrIntractable) {
-		calRow(math.NaN(), math.NaN(), 0, "refused: "+err.Error())
-		return tables(), nil
+		return tables(nan, nan, 0, "refused: "+err.Error(), ""), nil
 	}
 	if errors.Is(err, mechanism.ErrTimeLimit) {
-		calRow(math.NaN(), math.NaN(), 0, "time limit: "+err.Error())
-		return tables(), nil
+		return tables(nan, nan, 0, "time limit: "+err.Error(), ""), nil
 	}
 	if err != nil {
 		return nil, err
@@ -292,20 +324,51 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		// metric columns show where it landed.
 		status = "jump"
 	}
-	island, err := measure(ctx, j, s, res, rng, frontier)
+	island, missing, err := measure(ctx, j, s, res, rng, frontier)
 	if island != nil {
-		logSolves("island", island.Solves)
-	}
-	if errors.Is(err, mechanism.ErrTimeLimit) {
-		frontier.Rows = nil
-		calRow(res.Param, res.Value, res.Evals, "time limit: identification on the island prior: "+err.Error())
-		return tables(), nil
+		logSolves("island", "solve", "ok", island.Solves...)
 	}
 	if err != nil {
 		return nil, err
 	}
-	calRow(res.Param, res.Value, res.Evals, status)
-	return tables(), nil
+	if solver != nil && solver.Dilation() > 1 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		st, err := relaxation(p, solver, ds.Prior(), res.Param)
+		switch {
+		case errors.Is(err, mechanism.ErrTimeLimit):
+			logSolves("city", "relaxation", "time limit", st)
+		case err != nil:
+			return nil, err
+		default:
+			logSolves("city", "relaxation", "ok", st)
+		}
+	}
+	return tables(res.Param, res.Value, res.Evals, status, missing), nil
+}
+
+// relaxation solves the spanner LP of solver with its edges at the full
+// eps, a relaxation of the all-pairs LP at eps, for its certified lower
+// bound: the LP at parameter δ·eps (edges at δ·eps/δ), from solver's
+// columns, with a time budget of its own (params.lp.time_limit). On
+// ErrTimeLimit the statistics hold the best bound reached.
+func relaxation(p *params, solver *mechanism.OptimalSolver, prior []float64, eps float64) (mechanism.LPStats, error) {
+	rel, err := solver.ForPrior(prior)
+	if err != nil {
+		return mechanism.LPStats{}, err
+	}
+	rel.Deadline = time.Time{}
+	if p.LP.TimeLimit > 0 {
+		rel.Deadline = time.Now().Add(time.Duration(p.LP.TimeLimit * float64(time.Second)))
+	}
+	// The edges at q/δ >= eps exactly, so that the bound holds at eps.
+	q := solver.Dilation() * eps
+	for q/solver.Dilation() < eps {
+		q = math.Nextafter(q, math.Inf(1))
+	}
+	_, st, err := rel.Solve(q)
+	return st, err
 }
 
 // calibrate finds the mechanism's parameter at the job's level.
@@ -335,13 +398,14 @@ func calibrate(ctx context.Context, j job, s setup, m mechanism.Mechanism) (*mec
 
 // measure adds the calibrated channel's frontier rows: its metrics, the
 // identification of A, and the utility of every simulation. For the
-// optimal mechanism it returns the solver of the island prior's LP.
-func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) (*mechanism.OptimalSolver, error) {
+// optimal mechanism it returns the solver of the island prior's LP; when
+// that LP runs out of time, the identification is NaN and missing says
+// so, and the rest is measured.
+func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rng *rand.Rand, frontier *harness.Table) (islandLP *mechanism.OptimalSolver, missing string, err error) {
 	p, ds := j.p, j.ds
 	var ch kernels.ChannelOp = res.Channel
 	prior := ds.Prior()
 	var met mechanism.Metrics
-	var err error
 	if s.ops {
 		// The metrics the operator cannot give at this size (the Bayes
 		// error, dense by nature, above mechanism.BayesErrorMaxOps) are
@@ -352,29 +416,33 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	idPost, idMAP := math.NaN(), math.NaN()
-	var islandLP *mechanism.OptimalSolver
 	if a, ok := p.aCells[ds.Name]; ok {
-		if idPost, idMAP, islandLP, err = identification(p, ds, s, a, res.Param, ch); err != nil {
-			return nil, err
+		idPost, idMAP, islandLP, err = identification(p, ds, s, a, res.Param, ch)
+		switch {
+		case errors.Is(err, mechanism.ErrTimeLimit):
+			idPost, idMAP = math.NaN(), math.NaN()
+			missing = "identification of A on the island prior: time limit: " + err.Error()
+		case err != nil:
+			return nil, "", err
 		}
 	}
 	for sim := 0; sim < p.Sims; sim++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		r := rand.New(rand.NewPCG(rng.Uint64(), rng.Uint64()))
 		emd, err := utility(r, ds, prior, ch, p.IBUIterations)
 		if err != nil {
-			return nil, fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
+			return nil, "", fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
 		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
 			met.TightEps, met.BayesError, idPost, sim, idMAP,
 			param.Metres(ds, emd), param.Metres(ds, met.AvgDistortion), param.Metres(ds, met.BayesError))
 	}
-	return islandLP, nil
+	return islandLP, missing, nil
 }
 
 // identification measures A on the island prior. Prior-dependent

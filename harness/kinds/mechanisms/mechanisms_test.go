@@ -16,6 +16,7 @@ import (
 
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/verdict"
 	"privic/kernels/mechanism"
 	"privic/plots"
 )
@@ -142,9 +143,12 @@ func TestPlanAndValidate(t *testing.T) {
 
 func TestFinishRanksAndDraws(t *testing.T) {
 	// Run three mechanisms at two eps levels on the toy data, store the
-	// job tables as the harness would, and check that Finish's winners are
-	// the mechanisms of least mean EMD recomputed here from frontier.csv.
+	// job tables as the harness would, and check that Finish's leaders are
+	// the mechanisms of least mean EMD recomputed here from frontier.csv,
+	// named winners only when Welch's test separates them from the others
+	// (recomputed with Holm's correction as well).
 	p := toyParams(t)
+	p.Sims = 5
 	p.Mechanisms = []string{"ba", "lap", "rr"}
 	p.Calibrations = []string{"eps"}
 	p.Eps = harness.SweepOf(0.5, 2)
@@ -177,8 +181,11 @@ func TestFinishRanksAndDraws(t *testing.T) {
 		}
 	}
 	mean := map[string]float64{}
+	sims := map[string][]float64{}
 	for _, r := range fr.Rows {
-		mean[col(t, fr, r, "mechanism")+"@"+col(t, fr, r, "level")] += fcol(t, fr, r, "emd") / float64(p.Sims)
+		k := col(t, fr, r, "mechanism") + "@" + col(t, fr, r, "level")
+		mean[k] += fcol(t, fr, r, "emd") / float64(p.Sims)
+		sims[k] = append(sims[k], fcol(t, fr, r, "emd"))
 	}
 	wt, err := out.ReadTable("winners")
 	if err != nil {
@@ -196,8 +203,21 @@ func TestFinishRanksAndDraws(t *testing.T) {
 				best, bestV = m, v
 			}
 		}
-		if got := col(t, *wt, r, "winner"); got != best {
-			t.Errorf("level %s: winner %s, recomputed %s", lv, got, best)
+		if got := fcol(t, *wt, r, "value"); math.Abs(got-bestV) > 1e-12*bestV {
+			t.Errorf("level %s: leader's value %v, recomputed %v (%s)", lv, got, bestV, best)
+		}
+		var ps []float64
+		for _, m := range []string{"ba", "lap", "rr"} {
+			if m != best {
+				w, _ := verdict.WelchTest(sims[best+"@"+lv], sims[m+"@"+lv])
+				ps = append(ps, w.P)
+			}
+		}
+		adj := verdict.Holm(ps)
+		separated := adj[0] < verdict.Alpha && adj[1] < verdict.Alpha
+		got, outcome := col(t, *wt, r, "winner"), col(t, *wt, r, "outcome")
+		if separated && (got != best || outcome != "winner") || !separated && (got != "" || outcome != "tie" || !strings.Contains(col(t, *wt, r, "tied"), best)) {
+			t.Errorf("level %s: winner %q (%s, tied %q), recomputed leader %s separated %v", lv, got, outcome, col(t, *wt, r, "tied"), best, separated)
 		}
 		checked++
 	}

@@ -61,7 +61,7 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, solves []lp
 	d := sectionData{Mechanisms: p.Mechanisms, Method: p.CalibrationMethod, Tol: harness.FormatSig(p.CalibrationTol, 3),
 		Calibrations: calList(p), Sims: p.Sims, IBUIterations: p.IBUIterations, LapWiden: p.LapWiden,
 		Points:  map[string]string{"uniform": "uniformly in its cell", "centre": "at its cell's centre"}[p.PlanarPoint],
-		LPWords: lpParagraph(p), LPSolves: lpWords(solves), Optimum: optimumWords(p, cells, solves)}
+		LPWords: lpParagraph(p), LPSolves: lpWords(solves), Optimum: optimumWords(p, cells)}
 	for _, c := range p.Cities {
 		d.Coarse = d.Coarse || p.coarsen(c) > 1
 	}
@@ -72,6 +72,10 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, solves []lp
 			d.Jumps = append(d.Jumps, fmt.Sprintf("%s %s at %s %s (reached %s)", c.city, c.mech, c.cal, sig(c.level, 4), sig(c.value, 4)))
 		case c.status != "ok":
 			d.Skipped = append(d.Skipped, fmt.Sprintf("%s %s at %s %s (%s)", c.city, c.mech, c.cal, sig(c.level, 4), shortStatus(c.status)))
+		}
+		if c.missing != "" {
+			d.Skipped = append(d.Skipped, fmt.Sprintf("%s %s at %s %s: %s only (the level's channel and its frontier rows stand)",
+				c.city, c.mech, c.cal, sig(c.level, 4), missingWhat(c.missing)))
 		}
 	}
 	for _, city := range p.Cities {
@@ -106,7 +110,7 @@ func footingOf(p *params, city, cal string, cells []*cell, cals []calRow, wins [
 		return footing{}, false
 	}
 	sig := harness.FormatSig
-	f := footing{Name: calName(cal), Header: append([]string{"level"}, mechs...), Verdict: verdict(city, cal, wins)}
+	f := footing{Name: calName(cal), Header: append([]string{"level"}, mechs...), Verdict: bestWords(city, cal, wins)}
 	for _, l := range p.levels(cal).Values() {
 		row := []string{sig(l, 4)}
 		best := ""
@@ -122,6 +126,9 @@ func footingOf(p *params, city, cal string, cells []*cell, cals []calRow, wins [
 					continue
 				}
 				v = fmt.Sprintf("%s (%s)", sig(c.emdMean, 4), sig(c.param, 4))
+				if c.degenerate() {
+					v += " [degenerate: constant channel]"
+				}
 				for _, k := range cals {
 					if k.city == city && k.cal == cal && k.level == l && k.mech == m && k.status == "jump" {
 						v += fmt.Sprintf(" [jump: %s]", sig(k.value, 4))
@@ -138,8 +145,9 @@ func footingOf(p *params, city, cal string, cells []*cell, cals []calRow, wins [
 	return f, true
 }
 
-// verdict says in words who wins each criterion across the levels.
-func verdict(city, cal string, wins []winner) string {
+// bestWords says in words who wins each criterion across the levels,
+// and where the criterion ties.
+func bestWords(city, cal string, wins []winner) string {
 	var parts []string
 	for _, cr := range criteria(cal) {
 		var order []string
@@ -148,10 +156,14 @@ func verdict(city, cal string, wins []winner) string {
 			if w.city != city || w.cal != cal || w.criterion != cr[0] || math.IsNaN(w.value) {
 				continue
 			}
-			if _, ok := by[w.winner]; !ok {
-				order = append(order, w.winner)
+			who := w.winner
+			if who == "" {
+				who = "tie of " + strings.Join(w.tied, ", ")
 			}
-			by[w.winner] = append(by[w.winner], harness.FormatSig(w.level, 4))
+			if _, ok := by[who]; !ok {
+				order = append(order, who)
+			}
+			by[who] = append(by[who], harness.FormatSig(w.level, 4))
 		}
 		if len(order) == 0 {
 			continue
@@ -165,7 +177,7 @@ func verdict(city, cal string, wins []winner) string {
 	if len(parts) == 0 {
 		return ""
 	}
-	return "Best — " + strings.Join(parts, ". ") + "."
+	return "Best (significant, or a tie; degenerate channels do not compete) — " + strings.Join(parts, ". ") + "."
 }
 
 func calList(p *params) string {
@@ -182,4 +194,14 @@ func shortStatus(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// missingWhat keeps the part of a missing note before its reason:
+// "identification of A on the island prior (time limit)".
+func missingWhat(s string) string {
+	what, why, ok := strings.Cut(s, ": ")
+	if !ok {
+		return s
+	}
+	return what + " (" + shortStatus(why) + ")"
 }

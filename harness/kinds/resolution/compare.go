@@ -13,16 +13,19 @@ import (
 
 // Change of a claim's verdict from the paper's grid to the fine grid.
 const (
-	Same       = "same"
-	Stronger   = "stronger at fine resolution"
-	Weaker     = "weaker at fine resolution"
-	FineOnly   = "checked at fine resolution only"
-	NotRunFine = "not run at fine resolution"
-	NotRun     = "not run"
+	Same          = "same"
+	Stronger      = "stronger at fine resolution"
+	Weaker        = "weaker at fine resolution"
+	UndecidedFine = "undecided at fine resolution"
+	DecidedFine   = "decided at fine resolution only"
+	FineOnly      = "checked at fine resolution only"
+	NotRunFine    = "not run at fine resolution"
+	NotRun        = "not run"
 )
 
-// rank orders the verdicts: reproduced above partly above not reproduced;
-// -1 for anything else (no verdict).
+// rank orders the decided verdicts: reproduced above partly above not
+// reproduced; undecided is -2 (a verdict, but no order); -1 for no
+// verdict.
 func rank(v string) int {
 	switch v {
 	case harness.Reproduced:
@@ -31,23 +34,31 @@ func rank(v string) int {
 		return 1
 	case harness.NotReproduced:
 		return 0
+	case harness.Undecided:
+		return -2
 	}
 	return -1
 }
 
 // Change says how a claim's verdict moves from the paper's grid (paper)
 // to the fine grid (fine); an empty verdict is one that was not checked.
+// An undecided verdict on one side only is neither stronger nor weaker:
+// the evidence decides on one grid and not on the other.
 func Change(paper, fine string) string {
 	rp, rf := rank(paper), rank(fine)
 	switch {
-	case rp < 0 && rf < 0:
+	case rp == -1 && rf == -1:
 		return NotRun
-	case rp < 0:
+	case rp == -1:
 		return FineOnly
-	case rf < 0:
+	case rf == -1:
 		return NotRunFine
 	case rf == rp:
 		return Same
+	case rf == -2:
+		return UndecidedFine
+	case rp == -2:
+		return DecidedFine
 	case rf > rp:
 		return Stronger
 	}
@@ -59,17 +70,19 @@ func Change(paper, fine string) string {
 type Found struct {
 	Experiment     string
 	Claim          string
+	Data, Rule     string
 	Evidence       string
 	Verdict        string
+	Reason         string // why an undecided verdict is undecided
 	Missing        string // non-empty: why there is no verdict
 	NotCheckedHere bool   // the spec names no experiment for this side
 }
 
 // FindClaim returns the first claim of claims whose text starts with
-// prefix.
-func FindClaim(claims []harness.Claim, prefix string) (harness.Claim, bool) {
+// prefix, on the dataset data ("" for any).
+func FindClaim(claims []harness.Claim, prefix, data string) (harness.Claim, bool) {
 	for _, c := range claims {
-		if strings.HasPrefix(c.Claim, prefix) {
+		if strings.HasPrefix(c.Claim, prefix) && (data == "" || c.Data == data) {
 			return c, true
 		}
 	}
@@ -115,8 +128,10 @@ func (r *claimReader) claims(exp string) ([]harness.Claim, string) {
 }
 
 // find looks a claim up: src is [experiment, claim prefix], or empty
-// when the spec names no experiment for this side.
-func (r *claimReader) find(src []string) Found {
+// when the spec names no experiment for this side; data selects the
+// dataset of an experiment that checks the claim on several ("" for
+// any).
+func (r *claimReader) find(src []string, data string) Found {
 	if len(src) == 0 {
 		return Found{NotCheckedHere: true}
 	}
@@ -126,12 +141,15 @@ func (r *claimReader) find(src []string) Found {
 		f.Missing = why
 		return f
 	}
-	c, ok := FindClaim(claims, src[1])
+	c, ok := FindClaim(claims, src[1], data)
 	if !ok {
 		f.Missing = fmt.Sprintf("%s checks no claim starting %q", src[0], src[1])
+		if data != "" {
+			f.Missing += " on " + data
+		}
 		return f
 	}
-	f.Claim, f.Evidence, f.Verdict = c.Claim, c.Evidence, c.Verdict
+	f.Claim, f.Data, f.Rule, f.Evidence, f.Verdict, f.Reason = c.Claim, c.Data, c.Rule, c.Evidence, c.Verdict, c.Reason
 	return f
 }
 
@@ -147,7 +165,7 @@ func compareClaims(root string, p *Params) []Row {
 	r := newClaimReader(root)
 	rows := make([]Row, len(p.Claims))
 	for i, c := range p.Claims {
-		row := Row{Claim: c.Claim, City: c.City, Paper: r.find(c.Paper), Fine: r.find(c.Fine)}
+		row := Row{Claim: c.Claim, City: c.City, Paper: r.find(c.Paper, c.PaperData), Fine: r.find(c.Fine, "")}
 		row.Change = Change(row.Paper.Verdict, row.Fine.Verdict)
 		rows[i] = row
 	}

@@ -38,7 +38,11 @@ type side struct {
 	Experiment, Dataset string
 	CellM               float64
 	Curves              curves
-	Missing             string // why there is nothing
+	// Labels say what a series' channel is at x where its name does not
+	// (frontier_summary.csv's label: optimal, an upper bound with the
+	// optimum's bracket, degenerate).
+	Labels  map[string]map[float64]string
+	Missing string // why there is nothing
 }
 
 // pairData is one pair at both resolutions.
@@ -239,16 +243,6 @@ func readPopulationEMD(o *harness.Output, pr Pair, s *side, name, extra string,
 	return rd.Err()
 }
 
-// mechanismName drops the parts of a mechanism's name that depend on the
-// grid (the optimal mechanism's block size), so that both grids' names
-// meet.
-func mechanismName(name string) string {
-	if i := strings.Index(name, "-coarse"); i >= 0 {
-		return name[:i]
-	}
-	return name
-}
-
 // Levels of the mechanisms' calibrations, put on one scale: the tight
 // epsilon per km, the distortion in metres.
 func mechLevel(calibration string, level, cellM float64) (float64, bool) {
@@ -273,6 +267,7 @@ func (m *metres) readMechanisms(o *harness.Output, _ Pair, s *side) error {
 	if err != nil {
 		return err
 	}
+	labelled := slices.Contains(t.Header, "label")
 	for i := range t.Rows {
 		if rd.Str(i, "city") != s.Dataset {
 			continue
@@ -282,9 +277,23 @@ func (m *metres) readMechanisms(o *harness.Output, _ Pair, s *side) error {
 		if !ok {
 			continue
 		}
-		name := cal + " " + mechanismName(rd.Str(i, "mechanism"))
+		// Mechanisms meet by their full names: the optimal mechanism on
+		// blocks (optimal-...-coarseK) is another mechanism than on the
+		// whole grid.
+		name := cal + " " + rd.Str(i, "mechanism")
 		s.Curves.set(name+" emd_m", x, rd.Float(i, "emd_mean")*s.CellM)
 		s.Curves.set(name+" avg_distortion_m", x, rd.Float(i, "avg_distortion")*s.CellM)
+		if labelled {
+			if l := rd.Str(i, "label"); l != "" {
+				if s.Labels == nil {
+					s.Labels = map[string]map[float64]string{}
+				}
+				if s.Labels[name] == nil {
+					s.Labels[name] = map[float64]string{}
+				}
+				s.Labels[name][x] = l
+			}
+		}
 	}
 	return rd.Err()
 }

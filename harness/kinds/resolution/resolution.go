@@ -38,12 +38,14 @@ type Params struct {
 // ClaimSpec is one claim on one dataset: where the paper's grid checked
 // it and where the fine grid did, each as [experiment, the start of the
 // claim's text in its claims.csv]. Paper may be empty: a claim the paper
-// checks on another dataset only.
+// checks on another dataset only. PaperData picks the paper grid's claim
+// on one dataset (its data column) when the experiment checks several.
 type ClaimSpec struct {
-	Claim string   `toml:"claim"`
-	City  string   `toml:"city"`
-	Paper []string `toml:"paper"`
-	Fine  []string `toml:"fine"`
+	Claim     string   `toml:"claim"`
+	City      string   `toml:"city"`
+	Paper     []string `toml:"paper"`
+	PaperData string   `toml:"paper_data"`
+	Fine      []string `toml:"fine"`
 }
 
 // Pair is one measurement at both resolutions: the paper's grid and the
@@ -204,10 +206,10 @@ func (def) Finish(_ context.Context, p *Params, out *harness.Output) (harness.Se
 	root := filepath.Dir(out.Dir())
 	rows := compareClaims(root, p)
 	vt := harness.NewTable("verdicts", "claim", "city", "paper_experiment", "paper_verdict", "paper_evidence",
-		"fine_experiment", "fine_verdict", "fine_evidence", "change")
+		"fine_experiment", "fine_verdict", "fine_evidence", "change", "paper_rule", "paper_reason", "fine_rule", "fine_reason")
 	for _, r := range rows {
 		vt.Add(r.Claim, r.City, r.Paper.Experiment, verdictCell(r.Paper), r.Paper.Evidence,
-			r.Fine.Experiment, verdictCell(r.Fine), r.Fine.Evidence, r.Change)
+			r.Fine.Experiment, verdictCell(r.Fine), r.Fine.Evidence, r.Change, r.Paper.Rule, r.Paper.Reason, r.Fine.Rule, r.Fine.Reason)
 	}
 	if err := out.WriteTable(*vt); err != nil {
 		return harness.Section{}, err

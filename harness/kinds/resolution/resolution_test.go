@@ -15,15 +15,18 @@ import (
 )
 
 // TestChange: every pair of verdicts, against the order reproduced >
-// partly > not reproduced written out by hand.
+// partly > not reproduced written out by hand; undecided on one side is
+// neither stronger nor weaker.
 func TestChange(t *testing.T) {
-	r, p, n := harness.Reproduced, harness.Partly, harness.NotReproduced
+	r, p, n, u := harness.Reproduced, harness.Partly, harness.NotReproduced, harness.Undecided
 	for _, tc := range []struct{ paper, fine, want string }{
-		{r, r, Same}, {p, p, Same}, {n, n, Same},
+		{r, r, Same}, {p, p, Same}, {n, n, Same}, {u, u, Same},
 		{r, p, Weaker}, {r, n, Weaker}, {p, n, Weaker},
 		{p, r, Stronger}, {n, r, Stronger}, {n, p, Stronger},
-		{"", r, FineOnly}, {"", n, FineOnly},
-		{r, "", NotRunFine}, {n, "", NotRunFine},
+		{r, u, UndecidedFine}, {n, u, UndecidedFine},
+		{u, r, DecidedFine}, {u, n, DecidedFine},
+		{"", r, FineOnly}, {"", n, FineOnly}, {"", u, FineOnly},
+		{r, "", NotRunFine}, {n, "", NotRunFine}, {u, "", NotRunFine},
 		{"", "", NotRun}, {"maybe", r, FineOnly},
 	} {
 		if got := Change(tc.paper, tc.fine); got != tc.want {
@@ -48,12 +51,18 @@ func TestMatch(t *testing.T) {
 }
 
 func TestFindClaim(t *testing.T) {
-	cl := []harness.Claim{{Claim: "A one"}, {Claim: "B two"}, {Claim: "B three"}}
-	if c, ok := FindClaim(cl, "B"); !ok || c.Claim != "B two" {
+	cl := []harness.Claim{{Claim: "A one"}, {Claim: "B two", Data: "Paris"}, {Claim: "B three", Data: "San Francisco"}}
+	if c, ok := FindClaim(cl, "B", ""); !ok || c.Claim != "B two" {
 		t.Errorf("FindClaim B = %v, %v; want the first, B two", c, ok)
 	}
-	if _, ok := FindClaim(cl, "C"); ok {
+	if c, ok := FindClaim(cl, "B", "San Francisco"); !ok || c.Claim != "B three" {
+		t.Errorf("FindClaim B on San Francisco = %v, %v; want B three", c, ok)
+	}
+	if _, ok := FindClaim(cl, "C", ""); ok {
 		t.Error("found a claim starting C")
+	}
+	if _, ok := FindClaim(cl, "A", "Paris"); ok {
+		t.Error("found A on Paris")
 	}
 }
 

@@ -32,24 +32,24 @@ func section(p *Params, rows []Row, m *metres) string {
 		counts[r.Change]++
 	}
 	fmt.Fprintf(&b, "%d claims compared: %d keep their verdict, %d are stronger and %d weaker at fine resolution, "+
-		"%d are checked at fine resolution only, %d were not run at fine resolution.\n\n",
-		len(rows), counts[Same], counts[Stronger], counts[Weaker], counts[FineOnly], counts[NotRunFine]+counts[NotRun])
+		"%d are undecided at fine resolution and %d decided there only, %d are checked at fine resolution only, %d were not run at fine resolution.\n\n",
+		len(rows), counts[Same], counts[Stronger], counts[Weaker], counts[UndecidedFine], counts[DecidedFine], counts[FineOnly], counts[NotRunFine]+counts[NotRun])
 
 	b.WriteString("### Where the verdict changes with resolution\n\n")
-	b.WriteString("Each experiment judges a claim by the same rule at both resolutions. Rules stated in cells ")
-	b.WriteString("(a report within 1 or 2 cells of A or B, a mode within 1 cell, an EMD in cells, a singular value above 1e-12) ")
-	b.WriteString("ask for much less ground, or a different number, on a finer grid; the evidence below gives the numbers behind each verdict, ")
-	b.WriteString("and the tables in metres further down put the distances on one scale.\n\n")
+	b.WriteString("Each experiment judges a claim by the same rule at both resolutions, stated in the claim's own units: ")
+	b.WriteString("distances in metres (one paper cell is 500 m), comparisons of means by Welch's test over the simulations, ")
+	b.WriteString("singular values against each matrix's own floating-point noise floor. ")
+	b.WriteString("An undecided verdict is not a failure: the evidence cannot decide the rule, and its reason says why.\n\n")
 	changed := 0
 	for _, r := range rows {
-		if r.Change != Stronger && r.Change != Weaker {
+		if r.Change != Stronger && r.Change != Weaker && r.Change != UndecidedFine && r.Change != DecidedFine {
 			continue
 		}
 		changed++
-		fmt.Fprintf(&b, "- **%s** (%s): **%s** on the paper's grid (%s), **%s** at fine resolution (%s): %s.\n"+
-			"  - Paper's grid: %s\n  - Fine grid: %s\n",
-			r.Claim, r.City, r.Paper.Verdict, r.Paper.Experiment, r.Fine.Verdict, r.Fine.Experiment, r.Change,
-			oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
+		fmt.Fprintf(&b, "- **%s** (%s): %s on the paper's grid (%s), %s at fine resolution (%s): %s.\n"+
+			"  - Rule: %s\n  - Paper's grid: %s\n  - Fine grid: %s\n",
+			r.Claim, r.City, verdictWords(r.Paper), r.Paper.Experiment, verdictWords(r.Fine), r.Fine.Experiment, r.Change,
+			oneLine(r.Fine.Rule), oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
 	}
 	if changed == 0 {
 		b.WriteString("No claim changes its verdict.\n")
@@ -74,8 +74,8 @@ func section(p *Params, rows []Row, m *metres) string {
 			if r.Paper.Missing != "" {
 				why = r.Paper.Missing
 			}
-			fmt.Fprintf(&b, "- **%s** (%s): **%s** at fine resolution (%s; %s). %s\n",
-				r.Claim, r.City, r.Fine.Verdict, r.Fine.Experiment, why, oneLine(r.Fine.Evidence))
+			fmt.Fprintf(&b, "- **%s** (%s): %s at fine resolution (%s; %s). %s\n",
+				r.Claim, r.City, verdictWords(r.Fine), r.Fine.Experiment, why, oneLine(r.Fine.Evidence))
 		}
 		b.WriteString("\n")
 	}
@@ -89,8 +89,8 @@ func section(p *Params, rows []Row, m *metres) string {
 	if len(same) > 0 {
 		b.WriteString("### Evidence of the claims that keep their verdict\n\n")
 		for _, r := range same {
-			fmt.Fprintf(&b, "- **%s** (%s), **%s** at both resolutions.\n  - Paper's grid (%s): %s\n  - Fine grid (%s): %s\n",
-				r.Claim, r.City, r.Fine.Verdict, r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
+			fmt.Fprintf(&b, "- **%s** (%s), %s at both resolutions.\n  - Rule: %s\n  - Paper's grid (%s): %s\n  - Fine grid (%s): %s\n",
+				r.Claim, r.City, verdictWords(r.Fine), oneLine(r.Fine.Rule), r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
 		}
 		b.WriteString("\n")
 	}
@@ -124,7 +124,13 @@ func cell(f Found) string {
 	if s, ok := noVerdict(f, "not checked by the paper here"); ok {
 		return s
 	}
-	return fmt.Sprintf("**%s** (`%s`)", f.Verdict, f.Experiment)
+	return fmt.Sprintf("%s (`%s`)", verdictWords(f), f.Experiment)
+}
+
+// verdictWords is a side's verdict in bold, with the reason of an
+// undecided one.
+func verdictWords(f Found) string {
+	return harness.Claim{Verdict: f.Verdict, Reason: f.Reason}.VerdictWords()
 }
 
 func nonEmpty(s ...string) []string {
@@ -323,12 +329,24 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 	if len(m.mech) == 0 {
 		return
 	}
-	b.WriteString("**Mechanisms' frontier**: EMD and average distortion in metres at the same tight epsilon per km or the same distortion in metres.\n\n")
+	b.WriteString("**Mechanisms' frontier**: EMD and average distortion in metres at the same tight epsilon per km or the same distortion in metres. " +
+		"Mechanisms meet by their full names: the optimal mechanism's LP on blocks of the fine grid (`-coarseK`) is another mechanism than its LP on the whole paper grid.\n\n")
 	for _, d := range m.mech {
 		if missingNote(b, d) {
 			continue
 		}
 		var rows [][]string
+		var alone []string
+		for _, sd := range []struct {
+			name     string
+			own, oth side
+		}{{"paper's grid", d.Paper, d.Fine}, {"fine grid", d.Fine, d.Paper}} {
+			for _, ps := range sortedSeries(sd.own.Curves) {
+				if name, ok := strings.CutSuffix(ps, " emd_m"); ok && sd.oth.Curves[ps] == nil {
+					alone = append(alone, fmt.Sprintf("%s on the %s%s", name, sd.name, labelWords(sd.own.Labels[name])))
+				}
+			}
+		}
 		for _, ps := range sortedSeries(d.Paper.Curves) {
 			name, ok := strings.CutSuffix(ps, " emd_m")
 			if !ok {
@@ -346,15 +364,33 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 				} else {
 					level += " m"
 				}
+				if l := nonEmpty(d.Paper.Labels[name][xy[0]], d.Fine.Labels[name][xy[1]]); len(l) > 0 {
+					mech += " (" + strings.Join(l, "; ") + ")"
+				}
 				rows = append(rows, []string{cal, level, mech, num(pe, true), num(pd, okd), num(fe, true), num(fd, okf)})
 			}
 		}
 		if len(rows) == 0 {
 			fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
 			b.WriteString("No level of the paper's grid has a match on the fine grid.\n\n")
-			continue
+		} else {
+			writePairTable(b, d, []string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
+				"fine EMD (m)", "fine distortion (m)"}, rows)
 		}
-		writePairTable(b, d, []string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
-			"fine EMD (m)", "fine distortion (m)"}, rows)
+		if len(alone) > 0 {
+			fmt.Fprintf(b, "On one grid only: %s.\n\n", strings.Join(alone, "; "))
+		}
 	}
+}
+
+// labelWords lists a series' labels by level, for prose: "" when none.
+func labelWords(byX map[float64]string) string {
+	var parts []string
+	for _, x := range sortedKeys(byX) {
+		parts = append(parts, fmt.Sprintf("at %s: %s", harness.FormatSig(x, 3), byX[x]))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }

@@ -130,12 +130,17 @@ type Places struct {
 	// dataset or [row, col]; left out, its places A and B.
 	A param.Loc `toml:"a"`
 	B param.Loc `toml:"b"`
+	// DesertRadiusM is the radius in metres of the neighbourhood whose
+	// prior mass decides whether a reported cell is deserted (Deserted):
+	// the same ground at every resolution.
+	DesertRadiusM float64 `toml:"deserted_radius_m"`
 }
 
 // DefaultPlaces are the places of the island kinds by default: the
-// default dataset, the reference code's island, A and B its places.
+// default dataset, the reference code's island, A and B its places,
+// deserted cells by the prior mass within DefaultDesertRadiusM.
 func DefaultPlaces() Places {
-	return Places{City: DefaultCity(), Rows: datasets.HeaderQuirk, Island: Default()}
+	return Places{City: DefaultCity(), Rows: datasets.HeaderQuirk, Island: Default(), DesertRadiusM: DefaultDesertRadiusM}
 }
 
 // Validate checks the dataset, the island and A and B (filling in the
@@ -146,6 +151,9 @@ func (p *Places) Validate() error {
 	}
 	if err := p.Island.Validate("island"); err != nil {
 		return err
+	}
+	if r := p.DesertRadiusM; !(r > 0 && r <= 1e5) {
+		return fmt.Errorf("params.deserted_radius_m = %v: must be a number of metres in (0, 100000]", r)
 	}
 	ds, err := p.Dataset(p.City, p.Rows)
 	if err != nil {

@@ -17,7 +17,7 @@ func TestStatsByHand(t *testing.T) {
 		0.1, 0.3, 0.6,
 	}}
 	prior := []float64{0.6, 0, 0.4}
-	v, err := NewView(prior, ch)
+	v, err := NewView(prior, ch, Measures{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"privic/datasets"
 	"privic/harness"
 	"privic/harness/kinds/internal/param"
+	"privic/harness/kinds/internal/verdict"
 	"privic/kernels"
 )
 
@@ -15,8 +16,9 @@ import (
 // identifies x from them. These are the numbers behind the paper's
 // qualitative statements about Fig. 2 and Fig. 11.
 type LocStats struct {
-	// PDeserted is the probability that the report lands on a cell where
-	// nobody is (prior mass 0, or outside the base grid).
+	// PDeserted is the probability that the report lands on a deserted
+	// cell (Measures.Deserted: less prior mass within a radius in metres
+	// than a uniform prior puts there, or outside the base grid).
 	PDeserted float64
 	// POutside is the probability of a report outside the base grid (LAP
 	// over the widened output grid).
@@ -43,6 +45,9 @@ type LocStats struct {
 	// ExpPosterior is the expected posterior probability of x given the
 	// report, E[P(x | Y)] with Y drawn from x's report distribution.
 	ExpPosterior float64
+	// PNear is the probability of a report within one paper cell
+	// (verdict.PaperCellM metres) of x: NaN when not measured.
+	PNear float64
 }
 
 // StatsHeader are the table columns of LocStats, in the order of Row.
@@ -64,12 +69,18 @@ func (s LocStats) Row() []string {
 
 // MetresHeader are the columns that follow StatsHeader's in the tables:
 // the distances of LocStats in metres (empty when the dataset's cell
-// size is unknown).
-func MetresHeader() []string { return []string{"expected_distance_m", "mode_distance_m"} }
+// size is unknown) and PNear, the probability of a report within one
+// paper cell of metres.
+func MetresHeader() []string {
+	return []string{"expected_distance_m", "mode_distance_m", NearColumn}
+}
+
+// NearColumn is the column of LocStats.PNear.
+var NearColumn = fmt.Sprintf("p_within_%dm", verdict.PaperCellM)
 
 // Metres lays out s's distances in metres on ds (MetresHeader's columns).
 func (s LocStats) Metres(ds *datasets.Dataset) []string {
-	return []string{param.Metres(ds, s.ExpDistance), param.Metres(ds, s.ModeDistance)}
+	return []string{param.Metres(ds, s.ExpDistance), param.Metres(ds, s.ModeDistance), harness.FormatFloat(s.PNear)}
 }
 
 // ReadStats reads the StatsHeader columns of row i.
@@ -84,8 +95,32 @@ func ReadStats(rd *harness.Reader, i int) LocStats {
 	return LocStats{
 		PDeserted: v[0], POutside: v[1], PBlock: v[2], PAt: v[3], PWithin1: v[4], PWithin2: v[5],
 		ExpPriorMass: v[6], ExpDistance: v[7], ModeRow: int(v[8]), ModeCol: int(v[9]), ModeDistance: v[10],
-		MAPIdent: v[11], ExpPosterior: v[12],
+		MAPIdent: v[11], ExpPosterior: v[12], PNear: rd.Float(i, NearColumn),
 	}
+}
+
+// Measures are what LocStats measures in metres, on the output grid of
+// one channel.
+type Measures struct {
+	// Deserted marks the deserted cells of the output grid (Deserted);
+	// nil: a cell is deserted when it has no prior mass or lies outside
+	// the input grid.
+	Deserted []bool
+	// NearCells is the radius of PNear in cells (0: not measured, NaN).
+	NearCells float64
+}
+
+// Measures are the Measures of s's dataset and island prior on the
+// output grid out: deserted cells by the prior mass within desertM
+// metres, PNear within one paper cell (verdict.PaperCellM metres; cells
+// of a dataset without a size taken as one paper cell).
+func (s *Setup) Measures(out kernels.Grid, desertM float64) (Measures, error) {
+	side, _ := verdict.CellM(s.DS)
+	d, err := DesertedOn(s.DS, out, s.Prior, side, desertM)
+	if err != nil {
+		return Measures{}, err
+	}
+	return Measures{Deserted: d, NearCells: verdict.Cells(s.DS, verdict.PaperCellM)}, nil
 }
 
 // View is a channel prepared for LocStats under one prior: its output
@@ -103,10 +138,12 @@ type View struct {
 	prior []float64
 	q     []float64
 	arg   []int
+	ms    Measures
 }
 
-// NewView prepares op for LocStats under prior (over op's input grid).
-func NewView(prior []float64, op kernels.ChannelOp) (*View, error) {
+// NewView prepares op for LocStats under prior (over op's input grid),
+// with the measures ms (over op's output grid).
+func NewView(prior []float64, op kernels.ChannelOp, ms Measures) (*View, error) {
 	if op == nil {
 		return nil, fmt.Errorf("channel is nil")
 	}
@@ -114,7 +151,10 @@ func NewView(prior []float64, op kernels.ChannelOp) (*View, error) {
 	if len(prior) != in.Len() {
 		return nil, fmt.Errorf("prior has %d cells, channel input %d", len(prior), in.Len())
 	}
-	v := &View{op: op, dense: kernels.DenseOf(op), in: in, out: out, prior: prior}
+	if ms.Deserted != nil && len(ms.Deserted) != out.Len() {
+		return nil, fmt.Errorf("deserted mask has %d cells, channel output %d", len(ms.Deserted), out.Len())
+	}
+	v := &View{op: op, dense: kernels.DenseOf(op), in: in, out: out, prior: prior, ms: ms}
 	if v.dense != nil {
 		v.q, v.arg = mapGuess(prior, v.dense)
 		return v, nil
@@ -164,6 +204,10 @@ func (v *View) Stats(x int, block []bool) (LocStats, error) {
 	if err != nil {
 		return LocStats{}, err
 	}
+	near := v.ms.NearCells
+	if near <= 0 {
+		s.PNear = math.NaN()
+	}
 	modeP := -1.0
 	for j, c := range row {
 		ar, ac := out.Abs(j)
@@ -175,23 +219,8 @@ func (v *View) Stats(x int, block []bool) (LocStats, error) {
 		} else {
 			s.POutside += c
 		}
-		if mass == 0 {
-			s.PDeserted += c
-		}
-		if base >= 0 && block != nil && block[base] {
-			s.PBlock += c
-		}
-		if d == 0 {
-			s.PAt += c
-		}
-		if d <= 1 {
-			s.PWithin1 += c
-		}
-		if d <= 2 {
-			s.PWithin2 += c
-		}
-		s.ExpPriorMass += c * mass
-		s.ExpDistance += c * d
+		s.tally(c, d, mass, v.ms.Deserted != nil && v.ms.Deserted[j] || v.ms.Deserted == nil && mass == 0,
+			base >= 0 && block != nil && block[base], near)
 		if c > modeP {
 			modeP, s.ModeRow, s.ModeCol, s.ModeDistance = c, ar, ac, d
 		}
@@ -206,6 +235,33 @@ func (v *View) Stats(x int, block []bool) (LocStats, error) {
 		return LocStats{}, fmt.Errorf("location statistics of cell %d are NaN", x)
 	}
 	return s, nil
+}
+
+// tally adds a report of probability c at distance d from the true cell,
+// on a cell of prior mass mass, deserted or not, in the island block or
+// not, to the statistics that sum over reports (near: PNear's radius in
+// cells, 0 for none).
+func (s *LocStats) tally(c, d, mass float64, deserted, inBlock bool, near float64) {
+	if deserted {
+		s.PDeserted += c
+	}
+	if near > 0 && d <= near+1e-9 {
+		s.PNear += c
+	}
+	if inBlock {
+		s.PBlock += c
+	}
+	if d == 0 {
+		s.PAt += c
+	}
+	if d <= 1 {
+		s.PWithin1 += c
+	}
+	if d <= 2 {
+		s.PWithin2 += c
+	}
+	s.ExpPriorMass += c * mass
+	s.ExpDistance += c * d
 }
 
 // mapGuess returns the output marginal q(y) = sum_x prior(x) C[x,y] and,
@@ -254,4 +310,39 @@ func GridValues(g kernels.Grid, cells []CellProb) ([]float64, float64) {
 		}
 	}
 	return v, outside
+}
+
+// UniformStats are the LocStats of x under the uniform-report baseline,
+// the channel that reports every cell of in with probability 1/m
+// whatever the truth: it reveals nothing, so the adversary's posterior is
+// the prior and its guess the most likely cell of the prior (the lowest
+// index among ties), and the mode is the first cell. It is computed in
+// closed form, on the input grid itself, with the measures ms and the
+// island block (nil for none) as in View.Stats.
+func UniformStats(in kernels.Grid, prior []float64, x int, block []bool, ms Measures) (LocStats, error) {
+	m := in.Len()
+	if x < 0 || x >= m || len(prior) != m {
+		return LocStats{}, fmt.Errorf("uniform baseline: location %d, prior of %d cells on the %v grid", x, len(prior), in)
+	}
+	if ms.Deserted != nil && len(ms.Deserted) != m {
+		return LocStats{}, fmt.Errorf("uniform baseline: deserted mask has %d cells, grid %d", len(ms.Deserted), m)
+	}
+	c := 1 / float64(m)
+	s := LocStats{ExpPosterior: prior[x], ModeDistance: kernels.Dist(in, x, in, 0)}
+	s.ModeRow, s.ModeCol = in.Abs(0)
+	if ms.NearCells <= 0 {
+		s.PNear = math.NaN()
+	}
+	best := 0
+	for j := 0; j < m; j++ {
+		s.tally(c, kernels.Dist(in, x, in, j), prior[j], ms.Deserted != nil && ms.Deserted[j] || ms.Deserted == nil && prior[j] == 0,
+			block != nil && block[j], ms.NearCells)
+		if prior[j] > prior[best] {
+			best = j
+		}
+	}
+	if best == x {
+		s.MAPIdent = 1
+	}
+	return s, nil
 }

@@ -70,11 +70,11 @@ func TestViewOperatorMatchesDense(t *testing.T) {
 		if kernels.DenseOf(tc.op) != nil {
 			t.Fatalf("%s: the operator has a dense form on %d cells", tc.name, g.Len())
 		}
-		vo, err := NewView(prior, tc.op)
+		vo, err := NewView(prior, tc.op, Measures{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		vd, err := NewView(prior, tc.dense)
+		vd, err := NewView(prior, tc.dense, Measures{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -66,6 +66,9 @@ func (fs *Finals) Stat(k FinalKey) (mean, sd float64, n int) {
 	return harness.MeanSD(fs.emd[k])
 }
 
+// Values are the rounds' EMD of one family, in table order (a copy).
+func (fs *Finals) Values(k FinalKey) []float64 { return append([]float64(nil), fs.emd[k]...) }
+
 // EpsMean is the mean tight epsilon of one family's final channels.
 func (fs *Finals) EpsMean(k FinalKey) float64 {
 	m, _, _ := harness.MeanSD(fs.eps[k])
