@@ -43,8 +43,9 @@ type Result struct {
 	Cost   float64   // minimum total cost
 	Flows  []Flow    // optimal plan (Solve and SolveMatrix; the point forms with Duals)
 	U, V   []float64 // dual potentials (with Duals; nil otherwise)
-	Pivots int       // simplex pivots done
-	Sweeps int       // pricing sweeps over all arcs (sparse solver; 0 otherwise)
+	Pivots int       // simplex pivots done (on all levels)
+	Sweeps int       // pricing sweeps over all arcs (sparse solver, all levels; 0 otherwise)
+	Levels int       // levels solved coarse to fine (sparse solver; 0 otherwise)
 }
 
 // Solver solves transport problems, reusing its work space between calls.
@@ -73,6 +74,16 @@ type Solver struct {
 	dx, dy []float64
 	ctree  kdTree // demands, for the potentials of the certificate
 	h      kbest
+
+	// The sparse solver's tree, levels and coarse-to-fine start.
+	tour     etour
+	levels   []level
+	cells    [4][]int32
+	cellIdx  map[uint64]int32
+	basis    []arcPair
+	coarsePi []float64
+	seedBuf  []arcPair
+	keys     []float64
 }
 
 // DefaultMaxPivots is the pivot cap for n supplies and m demands: far above
@@ -266,6 +277,7 @@ func (s *Solver) start(maxc float64) error {
 		return fmt.Errorf("emd: largest |cost| %v is too large for %d x %d points", maxc, n, m)
 	}
 	s.net.reset(n, m, maxc)
+	s.net.et = nil
 	return nil
 }
 

@@ -5,11 +5,17 @@ import "math"
 // Parameters of the sparse solver (see sparse).
 const (
 	// nearK is how many nearest demands of each supply, and nearest
-	// supplies of each demand, form the starting arc set.
-	nearK = 8
+	// supplies of each demand, form the starting arc set of a level
+	// without a coarser one; nearKSeeded is that number on the levels
+	// that start from a coarser level's arcs (see solveSparse).
+	nearK       = 8
+	nearKSeeded = 2
 	// addPerRow is how many improving arcs of each supply a pricing sweep
-	// adds at most (its most negative ones).
+	// (or a local sweep) adds at most (its most negative ones).
 	addPerRow = 4
+	// localK is how many nearest supplies of each supply, and nearest
+	// demands of each demand, a local sweep looks through.
+	localK = 8
 )
 
 // sparse solves a Euclidean transport problem without a cost matrix: the
@@ -37,6 +43,18 @@ type sparse struct {
 	h            kbest
 	w            []float64 // demand weights: -pi in a sweep, 0 or +Inf (exhausted) in finish
 
+	// Greedy keys: arcs are taken in the order of c + ku[i] - kv[j]
+	// (ku, kv nil: by cost).
+	ku, kv []float64
+	gkey   []float64
+
+	// Local sweeps: the localK nearest supplies of each supply and demands
+	// of each demand (built on first use), basis partners, marks.
+	ssnn, ddnn []int32
+	pstart     []int32
+	part       []int32
+	mark       []int32
+
 	// Workspace for the start and for merging arcs.
 	pairs  []arcPair
 	resid  []float64
@@ -59,7 +77,7 @@ func (s *sparse) dist(i, j int) float64 {
 }
 
 // setArcs makes the arc set the given pairs (deduplicated), each row
-// sorted by cost and then demand.
+// sorted by key (the cost, less kv[j] with greedy keys) and then demand.
 func (s *sparse) setArcs(n int, pairs []arcPair) {
 	s.start = grow(s.start, n+1)
 	clear(s.start)
@@ -71,48 +89,53 @@ func (s *sparse) setArcs(n int, pairs []arcPair) {
 	}
 	s.head = grow(s.head, len(pairs))
 	s.cost = grow(s.cost, len(pairs))
+	s.gkey = grow(s.gkey, len(pairs))
 	fill := grow(s.ptr, n)
 	copy(fill, s.start[:n])
 	for _, p := range pairs {
 		k := fill[p.i]
-		s.head[k], s.cost[k] = p.j, s.dist(int(p.i), int(p.j))
+		c := s.dist(int(p.i), int(p.j))
+		s.head[k], s.cost[k], s.gkey[k] = p.j, c, c
+		if s.kv != nil {
+			s.gkey[k] = c - s.kv[p.j]
+		}
 		fill[p.i]++
 	}
-	// Sort each row by (cost, demand) and drop repeats, compacting.
+	// Sort each row by (key, demand) and drop repeats, compacting.
 	w := 0
 	for i := 0; i < n; i++ {
 		lo, hi := s.start[i], s.start[i+1]
 		s.start[i] = w
-		row := rowSorter{s.head[lo:hi], s.cost[lo:hi]}
+		row := rowSorter{s.head[lo:hi], s.cost[lo:hi], s.gkey[lo:hi]}
 		row.sort()
 		for k := range row.head {
 			if k > 0 && row.head[k] == row.head[k-1] {
 				continue
 			}
-			s.head[w], s.cost[w] = row.head[k], row.cost[k]
+			s.head[w], s.cost[w], s.gkey[w] = row.head[k], row.cost[k], row.key[k]
 			w++
 		}
 	}
 	s.start[n] = w
-	s.head, s.cost = s.head[:w], s.cost[:w]
+	s.head, s.cost, s.gkey = s.head[:w], s.cost[:w], s.gkey[:w]
 	s.ptr = fill
 }
 
-// rowSorter sorts one row of arcs by (cost, demand) by insertion: rows
+// rowSorter sorts one row of arcs by (key, demand) by insertion: rows
 // hold a few dozen arcs.
 type rowSorter struct {
-	head []int32
-	cost []float64
+	head      []int32
+	cost, key []float64
 }
 
 func (r rowSorter) sort() {
 	for k := 1; k < len(r.head); k++ {
-		h, c := r.head[k], r.cost[k]
+		h, c, y := r.head[k], r.cost[k], r.key[k]
 		q := k
-		for ; q > 0 && (r.cost[q-1] > c || r.cost[q-1] == c && r.head[q-1] > h); q-- {
-			r.head[q], r.cost[q] = r.head[q-1], r.cost[q-1]
+		for ; q > 0 && (r.key[q-1] > y || r.key[q-1] == y && r.head[q-1] > h); q-- {
+			r.head[q], r.cost[q], r.key[q] = r.head[q-1], r.cost[q-1], r.key[q-1]
 		}
-		r.head[q], r.cost[q] = h, c
+		r.head[q], r.cost[q], r.key[q] = h, c, y
 	}
 }
 
@@ -135,16 +158,20 @@ func (s *sparse) nearest(k int) {
 	}
 }
 
-// initial builds the arc set and the greedy start (t.edges): the nearK
-// nearest neighbours of every node, then the dense solver's matrix-minimum
-// greedy restricted to those arcs (greedy), finished over all arcs for the
-// supplies it leaves over (finish), whose arcs join the set.
-func (s *sparse) initial(t *network, supply, demand []float64) {
+// initial builds the arc set and the greedy start (t.edges): the k
+// nearest neighbours of every node and the seeds, then the dense solver's
+// matrix-minimum greedy restricted to those arcs (greedy, on the keys
+// c + ku[i] - kv[j] when ku and kv are not nil), finished over all arcs
+// for the supplies it leaves over (finish), whose arcs join the set.
+func (s *sparse) initial(t *network, supply, demand []float64, k int, seeds []arcPair, ku, kv []float64) {
 	n, m := t.n, t.m
 	s.stree.build(s.sx, s.sy, nil)
 	s.dtree.build(s.dx, s.dy, nil)
+	s.ssnn, s.ddnn = s.ssnn[:0], s.ddnn[:0]
+	s.ku, s.kv = ku, kv
 	s.pairs = s.pairs[:0]
-	s.nearest(nearK)
+	s.nearest(k)
+	s.pairs = append(s.pairs, seeds...)
 	s.setArcs(n, s.pairs)
 	s.resid = grow(s.resid, n+m)
 	rs, rd := s.resid[:n], s.resid[n:]
@@ -158,26 +185,33 @@ func (s *sparse) initial(t *network, supply, demand []float64) {
 		s.pairs = append(s.pairs, arcPair{int32(e.i), int32(e.j)})
 	}
 	s.setArcs(n, s.pairs)
+	s.ku, s.kv = nil, nil
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(len(s.head)))))
 }
 
 // greedy ships along the arc set's cheapest live arcs (repeatedly as much
 // as possible along the cheapest arc between a supply and a demand that
-// both have mass left), appending the plan's arcs to t.edges; each step
-// exhausts a supply or a demand, so they form a forest. Each supply's
-// cheapest arc to a live demand (rows are sorted by cost) sits in a binary
-// heap; entries made stale by an exhausted demand are refreshed lazily at
-// the top. Supplies whose arcs all lead to exhausted demands are left over
-// with their mass.
+// both have mass left; cheapest by key, see initial), appending the plan's
+// arcs to t.edges; each step exhausts a supply or a demand, so they form a
+// forest. Each supply's cheapest arc to a live demand (rows are sorted by
+// key) sits in a binary heap; entries made stale by an exhausted demand
+// are refreshed lazily at the top. Supplies whose arcs all lead to
+// exhausted demands are left over with their mass.
 func (s *sparse) greedy(t *network, rs, rd []float64) {
 	n := len(rs)
 	ptr := grow(s.ptr, n)
 	copy(ptr, s.start[:n])
 	heap := &s.heap
 	heap.items = heap.items[:0]
+	key := func(i int) float64 {
+		if s.ku != nil {
+			return s.gkey[ptr[i]] + s.ku[i]
+		}
+		return s.gkey[ptr[i]]
+	}
 	heap.less = func(a, b int) bool {
-		ca, cb := s.cost[ptr[a]], s.cost[ptr[b]]
+		ca, cb := key(a), key(b)
 		return ca < cb || ca == cb && a < b
 	}
 	for i := range n {
@@ -266,10 +300,12 @@ func (s *sparse) finish(t *network, rs, rd []float64) {
 
 // price returns an arc of the set with reduced cost < -eps by block
 // search, as dense.price does over the matrix, or i = -1 when a full pass
-// finds none.
+// finds none. The tree is in its Euler tour form: a potential is pi plus
+// the shift of its node's block.
 func (s *sparse) price(t *network) (int, int, float64) {
 	n := t.n
 	pi, piD := t.pi, t.pi[n:]
+	lz, eb, ebD := t.et.lz, t.et.eb, t.et.eb[n:]
 	total := len(s.head)
 	best := -t.eps
 	bestArc, bestRow := -1, 0 // bestRow is set with bestArc
@@ -278,15 +314,17 @@ func (s *sparse) price(t *network) (int, int, float64) {
 	for scanned := 0; scanned < total; {
 		end := s.start[i+1]
 		lim := min(end, e+s.block-inBlock)
-		thr := best - pi[i]
+		pii := pi[i] + lz[eb[i]]
+		thr := best - pii
 		found := false
 		for k := e; k < lim; k++ {
-			if r := s.cost[k] - piD[s.head[k]]; r < thr {
+			j := s.head[k]
+			if r := s.cost[k] - (piD[j] + lz[ebD[j]]); r < thr {
 				thr, bestArc, found = r, k, true
 			}
 		}
 		if found {
-			best, bestRow = thr+pi[i], i
+			best, bestRow = thr+pii, i
 		}
 		cnt := lim - e
 		scanned += cnt
@@ -339,6 +377,9 @@ func (s *sparse) sweep(t *network) int {
 
 // addArcs appends pairs (sorted by supply) to their rows of the arc set.
 func (s *sparse) addArcs(n int, pairs []arcPair) {
+	if len(pairs) == 0 {
+		return
+	}
 	total := len(s.head) + len(pairs)
 	s.nstart = grow(s.nstart, n+1)
 	s.nhead = grow(s.nhead, total)
@@ -360,4 +401,101 @@ func (s *sparse) addArcs(n int, pairs []arcPair) {
 	s.cost, s.ncost = s.ncost, s.cost
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(total))))
+}
+
+// neighbours returns, in CSR form with localK per point, the localK
+// nearest other points of each point of tr's point set (x, y) (the point
+// itself fills in where there are fewer).
+func (s *sparse) neighbours(dst []int32, tr *kdTree, x, y []float64) []int32 {
+	dst = dst[:0]
+	for p := range x {
+		s.h.reset(localK+1, math.Inf(1))
+		tr.search(x[p], y[p], &s.h)
+		c := 0
+		for _, q := range s.h.idx {
+			if int(q) != p && c < localK {
+				dst = append(dst, q)
+				c++
+			}
+		}
+		for ; c < localK; c++ {
+			dst = append(dst, int32(p))
+		}
+	}
+	return dst
+}
+
+// localSweep prices, for each supply, the arcs to the demands that its
+// basis partners and those of its localK nearest supplies have, and to
+// their localK nearest demands, and adds the (at most addPerRow) most
+// improving ones; it returns how many. Optimal plans with Euclidean costs
+// ship along locally parallel rays, so the arcs a sweep would add lie
+// mostly among these, and this finds them at a small fraction of a
+// sweep's cost; only sweep proves optimality. Arcs already in the set are
+// never found, since the simplex stopped with none of them below -eps.
+func (s *sparse) localSweep(t *network) int {
+	n, m := t.n, t.m
+	root := n + m
+	if len(s.ssnn) == 0 {
+		s.ssnn = s.neighbours(s.ssnn, &s.stree, s.sx, s.sy)
+		s.ddnn = s.neighbours(s.ddnn, &s.dtree, s.dx, s.dy)
+	}
+	// The demands joined to each supply by a real basic arc, in CSR form.
+	s.pstart = grow(s.pstart, n+1)
+	clear(s.pstart)
+	for x := range root {
+		if i, _, real := t.arcOf(x); real {
+			s.pstart[i+1]++
+		}
+	}
+	for i := range n {
+		s.pstart[i+1] += s.pstart[i]
+	}
+	s.part = grow(s.part, int(s.pstart[n]))
+	fill := grow(s.ptr, n)
+	for i := range n {
+		fill[i] = int(s.pstart[i])
+	}
+	for x := range root {
+		if i, j, real := t.arcOf(x); real {
+			s.part[fill[i]] = int32(j)
+			fill[i]++
+		}
+	}
+	s.ptr = fill
+	s.mark = grow(s.mark, m)
+	for j := range s.mark {
+		s.mark[j] = -1
+	}
+	pi, piD := t.pi, t.pi[n:]
+	s.pairs = s.pairs[:0]
+	for i := range n {
+		s.h.reset(addPerRow, -pi[i]-t.eps)
+		try := func(j int32) {
+			if s.mark[j] == int32(i) {
+				return
+			}
+			s.mark[j] = int32(i)
+			if v := s.dist(i, int(j)) - piD[j]; v < s.h.sKey {
+				s.h.offer(v, j)
+			}
+		}
+		scan := func(i2 int32) {
+			for _, j2 := range s.part[s.pstart[i2]:s.pstart[i2+1]] {
+				try(j2)
+				for _, j := range s.ddnn[int(j2)*localK : int(j2+1)*localK] {
+					try(j)
+				}
+			}
+		}
+		scan(int32(i))
+		for _, i2 := range s.ssnn[i*localK : (i+1)*localK] {
+			scan(i2)
+		}
+		for _, j := range s.h.idx {
+			s.pairs = append(s.pairs, arcPair{int32(i), j})
+		}
+	}
+	s.addArcs(n, s.pairs)
+	return len(s.pairs)
 }
