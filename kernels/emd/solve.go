@@ -78,12 +78,16 @@ type Solver struct {
 	// The sparse solver's tree, levels and coarse-to-fine start.
 	tour     etour
 	levels   []level
-	cells    [4][]int32
+	cells    [6][]int32
 	cellIdx  map[uint64]int32
+	acc      []float64
+	nodeCell []int32
+	cellPi   []float64
 	basis    []arcPair
 	coarsePi []float64
 	seedBuf  []arcPair
 	keys     []float64
+	spacing  float64 // typical distance between neighbouring points
 }
 
 // DefaultMaxPivots is the pivot cap for n supplies and m demands: far above
