@@ -1,6 +1,7 @@
 // Package scale is the experiment kind "scale": the time and the peak
-// memory of each kernel (BA10, IBU10, EMD, Obfuscate, TightEps, the
-// workloads of the NumPy/POT peer) against the number of cells, on
+// memory of each kernel (BA10, IBU10, EMD, EMDUniform, EMDTranspose,
+// Obfuscate, TightEps, the workloads of the NumPy/POT peers) against the
+// number of cells, on
 // synthetic hotspot cities of side x side cells, with the slope of a
 // log-log fit per kernel and the largest grid each kernel reaches within
 // a time budget.
@@ -97,7 +98,7 @@ type job struct {
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "scale",
-		Describe: "time and peak memory of each kernel (BA10, IBU10, EMD, Obfuscate, TightEps) against the number of cells, on synthetic hotspot cities, with log-log slopes and the largest grid each reaches in the time budget",
+		Describe: "time and peak memory of each kernel (BA10, IBU10, EMD, EMDUniform, EMDTranspose, Obfuscate, TightEps) against the number of cells, on synthetic hotspot cities, with log-log slopes and the largest grid each reaches in the time budget",
 		Tables:   []string{"scale", "slopes"},
 		Figures:  []string{"scale"},
 		Skips:    true,
@@ -130,8 +131,9 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 }
 
 // EstimateBytes bounds the probe's memory (in its own process, but on
-// this machine): the BA channel and its work space (kernels.BAMemory), a
-// few vectors of the grid, and for the EMD the network simplex's costs
+// this machine): the BA channel and its work space (kernels.BAMemory;
+// not for the far EMD pairs), a few vectors of the grid, and for the
+// EMDs the network simplex's costs
 // between the surpluses and the deficits, which the solver caps at
 // emd.MaxArcs arcs (it refuses larger problems before allocating them).
 // Problems above emd.DenseArcs arcs go to the sparse solver, whose arcs
@@ -143,8 +145,11 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 func (def) EstimateBytes(j job) int64 {
 	g := kernels.Grid{Rows: j.side, Cols: j.side}
 	m := int64(g.Len())
-	b := kernels.BAMemory(g) + 8*8*m
-	if j.kernel == "EMD" {
+	b := 8 * 8 * m
+	if j.kernel != "EMDUniform" && j.kernel != "EMDTranspose" {
+		b += kernels.BAMemory(g) // the far EMD pairs need no channel
+	}
+	if strings.HasPrefix(j.kernel, "EMD") {
 		if arcs := (m / 2) * ((m + 1) / 2); arcs <= emd.DenseArcs {
 			b += 2 * 8 * arcs
 		} else {
