@@ -28,6 +28,7 @@ const (
 // of its finer supplies; one with more demand is a demand, at that of its
 // finer demands; one whose masses cancel exactly is not in the problem.
 type level struct {
+	h          float64   // side of the cells
 	sx, sy, sm []float64 // supplies of this level
 	dx, dy, dm []float64 // demands
 	// The cell of each finer supply and demand, and each cell's node here:
@@ -69,8 +70,8 @@ func (c *csr) group(up []int32, ng int) {
 // coarsen builds the levels above the problem in s (supplies at s.sx,
 // s.sy with masses s.sup, demands likewise), finest first, until the
 // coarsest has at most coarseArcs arcs. Cells are squares of side 2^e on
-// the first level, about four points of a full grid (side 2 on an integer
-// grid), and double on each level; a level that would keep more than
+// the first level, about four points' share of the bounding box (side 2
+// on a full integer grid), and double on each level; a level that would keep more than
 // three quarters of the nodes is skipped (its cells doubled again), and
 // one with nothing left to transport (every cell's masses cancel) ends
 // the coarsening.
@@ -82,11 +83,18 @@ func (s *Solver) coarsen() []level {
 	N := len(s.sx) + len(s.dx)
 	span := max(x1-x0, y1-y0)
 	lv := s.levels[:0]
-	if int64(len(s.sx))*int64(len(s.dx)) <= coarseArcs || !(span > 0) {
+	most := int64(coarseArcs)
+	if s.coarse > 0 {
+		most = int64(s.coarse)
+	}
+	if int64(len(s.sx))*int64(len(s.dx)) <= most || !(span > 0) {
 		return lv
 	}
-	// Cells of side h = 2^e >= 2 span/sqrt(N): at most sqrt(N)/2 a side.
-	h := math.Exp2(math.Ceil(math.Log2(span/math.Sqrt(float64(N)))) + 1)
+	// Cells of side h = 2^e holding about four points' share of the
+	// bounding box (its area, or for points along a line its length,
+	// per point), so at most N/2 of them a side.
+	area := max((x1-x0)*(y1-y0), span*span/float64(N)) / float64(N)
+	h := math.Exp2(math.Ceil(math.Log2(2 * math.Sqrt(area))))
 	s.spacing = h / 2
 	cell := func(dst []int32, v []float64, o float64) []int32 {
 		dst = grow(dst, len(v))
@@ -101,7 +109,7 @@ func (s *Solver) coarsen() []level {
 		s.cellIdx = make(map[uint64]int32)
 	}
 	sx, sy, sm, dx, dy, dm := s.sx, s.sy, s.sup, s.dx, s.dy, s.dem
-	for int64(len(sm))*int64(len(dm)) > coarseArcs {
+	for int64(len(sm))*int64(len(dm)) > most {
 		if len(lv) == cap(lv) {
 			lv = append(lv, level{})
 		} else {
@@ -109,6 +117,8 @@ func (s *Solver) coarsen() []level {
 		}
 		L := &lv[len(lv)-1]
 		for {
+			L.h = h
+			h *= 2
 			s.netCells(L, sx, sy, sm, dx, dy, dm, scx, scy, dcx, dcy)
 			// Halve the cells (in place: each node keeps its cell).
 			for _, c := range [][]int32{scx, scy, dcx, dcy} {
@@ -281,7 +291,7 @@ func (s *Solver) solveSparse(maxc float64) (Result, error) {
 			sp.initial(&s.net, sm, dm, nearKSeeded, seeds, ku, kv)
 		}
 		s.net.buildTree()
-		if err := s.optimise(sp, &res, maxp); err != nil {
+		if err := s.optimise(sp, &res, maxp, sm, dm); err != nil {
 			return Result{Pivots: res.Pivots}, fmt.Errorf("emd: %d x %d problem: %w", n0, m0, err)
 		}
 		if l > 0 && l == len(lv) && s.net.objective() < nearTransport*s.spacing*mass {
@@ -305,11 +315,15 @@ func (s *Solver) solveSparse(maxc float64) (Result, error) {
 // optimise pivots the level in s.net to optimality over all its arcs:
 // over the arc set, then local sweeps until they find nothing, then a
 // full sweep, until that finds nothing. It counts pivots and full sweeps
-// in res.
-func (s *Solver) optimise(sp *sparse, res *Result, maxp int) error {
+// in res. sup and dem are the level's masses.
+func (s *Solver) optimise(sp *sparse, res *Result, maxp int, sup, dem []float64) error {
+	var pr pricer = sp
+	if s.wrap != nil {
+		pr = s.wrap(pr, sup, dem)
+	}
 	for {
 		var err error
-		res.Pivots, err = s.net.run(sp, res.Pivots, maxp)
+		res.Pivots, err = s.net.run(pr, res.Pivots, maxp)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,299 @@
+package emd
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"testing"
+)
+
+// farCase draws one of the test problems of the coarse-to-fine solver on
+// an r x c grid: kind 0 random masses against random masses, 1 hotspots
+// against their blurred copy (the mass hardly moves), 2 uniform against
+// hotspots (PRIVIC's cycle 0), 3 hotspots against their reflection through
+// the grid's centre plus a little everywhere (mass crosses the grid).
+func farCase(rng *rand.Rand, kind, r, c int) (x, y, p, q []float64) {
+	x, y = gridPoints(r, c)
+	k := len(x)
+	switch kind {
+	case 0:
+		return x, y, randDist(rng, k, true, false), randDist(rng, k, rng.IntN(2) == 0, rng.IntN(3) == 0)
+	case 1:
+		return hotspots(rng, r, c)
+	}
+	_, _, h, _ := hotspots(rng, r, c)
+	q = make([]float64, k)
+	for i := range q {
+		if kind == 2 {
+			q[i] = 1
+		} else {
+			q[i] = h[k-1-i] + 0.01/float64(k)
+		}
+	}
+	normalise(q)
+	return x, y, h, q
+}
+
+var farKinds = []string{"random", "hotspot", "uniform", "reflected"}
+
+// TestMultiscaleMatchesDense: on random, hotspot, uniform and reflected
+// problems on several levels (the default coarsest bound, and one of 256
+// arcs for more levels), the coarse-to-fine solver's distance equals the
+// dense solver's to 1e-9 relative and its certificate holds on every arc;
+// the far problems (uniform, reflected) are solved on every level, the
+// near one (hotspot, default bound: its coarsest optimum moves the mass
+// less than a spacing) on the coarsest and the finest.
+func TestMultiscaleMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	for trial := range 12 {
+		kind := trial % 4
+		r, c := 16+rng.IntN(12), 16+rng.IntN(12)
+		x, y, p, q := farCase(rng, kind, r, c)
+		sp, dn := Solver{path: pathSparse, Duals: true}, Solver{path: pathDense}
+		if trial >= 4 {
+			sp.coarse = 256
+		}
+		got, err := sp.SolveCommon(x, y, p, q)
+		if err != nil {
+			t.Fatalf("trial %d: sparse: %v", trial, err)
+		}
+		want, err := dn.SolveCommon(x, y, p, q)
+		if err != nil {
+			t.Fatalf("trial %d: dense: %v", trial, err)
+		}
+		what := fmt.Sprintf("trial %d (%s, %dx%d)", trial, farKinds[kind], r, c)
+		if math.Abs(got.Cost-want.Cost) > 1e-9*want.Cost {
+			t.Fatalf("%s: sparse %.17g, dense %.17g", what, got.Cost, want.Cost)
+		}
+		if err := certificate(p, q, euclidCost(x, y, x, y), got); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		levels := len(sp.levels) + 1
+		switch {
+		case levels < 2 || trial >= 4 && levels < 3:
+			t.Errorf("%s: %d levels", what, levels)
+		case kind == 1 && trial < 4 && got.Levels != 2:
+			t.Errorf("%s: %d of %d levels solved, want the coarsest and the finest", what, got.Levels, levels)
+		case kind >= 2 && got.Levels != levels:
+			t.Errorf("%s: %d of %d levels solved, want every level", what, got.Levels, levels)
+		}
+		if got.Sweeps < got.Levels {
+			t.Errorf("%s: %d sweeps over all arcs on %d levels: a level was not proved optimal", what, got.Sweeps, got.Levels)
+		}
+	}
+}
+
+// TestMultiscalePoints: SolvePoints with mass that travels far (a cluster
+// against points spread over a ring ten times wider, and the ring shifted
+// by its width) equals the dense solver and certifies its optimum.
+func TestMultiscalePoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(83, 84))
+	for trial := range 4 {
+		n, m := 300+rng.IntN(200), 300+rng.IntN(200)
+		ax, ay := make([]float64, n), make([]float64, n)
+		for i := range ax {
+			ax[i], ay[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		bx, by := make([]float64, m), make([]float64, m)
+		for j := range bx {
+			a := 2 * math.Pi * rng.Float64()
+			bx[j], by[j] = 10*math.Cos(a)+rng.NormFloat64(), 10*math.Sin(a)+rng.NormFloat64()
+			if trial%2 == 1 {
+				ax[j%n], ay[j%n] = bx[j]+20, by[j]
+			}
+		}
+		a, b := randDist(rng, n, trial > 1, false), randDist(rng, m, false, trial > 1)
+		sp, dn := Solver{path: pathSparse, Duals: true, coarse: 1024}, Solver{path: pathDense}
+		got, err := sp.SolvePoints(ax, ay, a, bx, by, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := dn.SolvePoints(ax, ay, a, bx, by, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.Cost-want.Cost) > 1e-9*want.Cost || got.Levels < 2 || got.Levels != len(sp.levels)+1 {
+			t.Fatalf("trial %d: sparse %.17g on %d levels, dense %.17g", trial, got.Cost, got.Levels, want.Cost)
+		}
+		if err := certificate(a, b, euclidCost(ax, ay, bx, by), got); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+	}
+}
+
+// TestMultiscaleBasisInvariants: with a tiny coarsest level (many levels
+// on small problems), the basis and its Euler tour are checked before
+// every pricing on every level (checkBasis), and the result equals the
+// dense solver's.
+func TestMultiscaleBasisInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(85, 86))
+	for trial := range 16 {
+		kind := trial % 4
+		r, c := 5+rng.IntN(8), 5+rng.IntN(8)
+		x, y, p, q := farCase(rng, kind, r, c)
+		var checks []*checked
+		s := Solver{path: pathSparse, coarse: 4 + rng.IntN(30)}
+		s.wrap = func(pr pricer, sup, dem []float64) pricer {
+			c := &checked{pricer: pr, sup: sup, dem: dem}
+			checks = append(checks, c)
+			return c
+		}
+		got, err := s.SolveCommon(x, y, p, q)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		for l, ck := range checks {
+			if ck.err != nil {
+				t.Fatalf("trial %d (%s %dx%d), level %d of %d, %d pricings: %v", trial, farKinds[kind], r, c, l, got.Levels, ck.calls, ck.err)
+			}
+		}
+		if len(checks) != got.Levels || got.Levels < 2 && kind > 1 {
+			t.Fatalf("trial %d: %d levels checked, %d solved", trial, len(checks), got.Levels)
+		}
+		want, err := (&Solver{path: pathDense}).SolveCommon(x, y, p, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(got.Cost-want.Cost) > 1e-9*want.Cost {
+			t.Fatalf("trial %d: %.17g, dense %.17g", trial, got.Cost, want.Cost)
+		}
+	}
+}
+
+// TestCoarsen checks the levels against their definition: each node of a
+// level is a cell of side h holding finer nodes (all of them within the
+// cell, whose corner lies on the lattice of side h from the points' lower
+// left corner), with the net mass of the cell on its side, at the
+// mass-weighted centroid of that side's finer nodes; the totals of the
+// two sides agree, cells with no net mass have no node, and the levels
+// shrink to the coarsest bound.
+func TestCoarsen(t *testing.T) {
+	rng := rand.New(rand.NewPCG(87, 88))
+	for trial := range 20 {
+		kind := trial % 4
+		x, y, p, q := farCase(rng, kind, 6+rng.IntN(20), 6+rng.IntN(20))
+		s := Solver{coarse: 8 + rng.IntN(200)}
+		if !s.split(p, q, 1) {
+			continue
+		}
+		s.coords(x, y)
+		x0 := min(slices.Min(s.sx), slices.Min(s.dx))
+		y0 := min(slices.Min(s.sy), slices.Min(s.dy))
+		lv := s.coarsen()
+		sx, sy, sm, dx, dy, dm := s.sx, s.sy, s.sup, s.dx, s.dy, s.dem
+		for k := range lv {
+			L := &lv[k]
+			what := fmt.Sprintf("trial %d level %d", trial, k)
+			nc := len(L.node)
+			type acc struct{ s, d, sx, sy, dx, dy float64 }
+			cells := make([]acc, nc)
+			cellKey := make([][2]float64, nc)
+			seen := make([]bool, nc)
+			in := func(c int32, px, py float64) {
+				// (A centroid of points on a cell's side may round to
+				// just outside it.)
+				key := [2]float64{math.Floor((px-x0)/L.h + 1e-9), math.Floor((py-y0)/L.h + 1e-9)}
+				if !seen[c] {
+					seen[c], cellKey[c] = true, key
+				} else if cellKey[c] != key {
+					t.Fatalf("%s: cell %d holds points of cells %v and %v (side %v)", what, c, cellKey[c], key, L.h)
+				}
+			}
+			for i, c := range L.sUp {
+				in(c, sx[i], sy[i])
+				a := &cells[c]
+				a.s, a.sx, a.sy = a.s+sm[i], a.sx+sm[i]*sx[i], a.sy+sm[i]*sy[i]
+			}
+			for j, c := range L.dUp {
+				in(c, dx[j], dy[j])
+				a := &cells[c]
+				a.d, a.dx, a.dy = a.d+dm[j], a.dx+dm[j]*dx[j], a.dy+dm[j]*dy[j]
+			}
+			keys := map[[2]float64]bool{}
+			for c := range nc {
+				if !seen[c] || keys[cellKey[c]] {
+					t.Fatalf("%s: cell %d empty or a repeat of %v", what, c, cellKey[c])
+				}
+				keys[cellKey[c]] = true
+				a, x := cells[c], L.node[c]
+				tol := 1e-12 * (a.s + a.d)
+				switch {
+				case x < 0:
+					if math.Abs(a.s-a.d) > tol {
+						t.Fatalf("%s: cell %d with net mass %v has no node", what, c, a.s-a.d)
+					}
+				case int(x) < len(L.sm):
+					if math.Abs(L.sm[x]-(a.s-a.d)) > tol || math.Abs(L.sx[x]-a.sx/a.s) > 1e-9 || math.Abs(L.sy[x]-a.sy/a.s) > 1e-9 {
+						t.Fatalf("%s: supply %d of cell %d: mass %v at (%v, %v), want %v at (%v, %v)", what, x, c, L.sm[x], L.sx[x], L.sy[x], a.s-a.d, a.sx/a.s, a.sy/a.s)
+					}
+				default:
+					j := int(x) - len(L.sm)
+					if math.Abs(L.dm[j]-(a.d-a.s)) > tol || math.Abs(L.dx[j]-a.dx/a.d) > 1e-9 || math.Abs(L.dy[j]-a.dy/a.d) > 1e-9 {
+						t.Fatalf("%s: demand %d of cell %d: mass %v, want %v", what, j, c, L.dm[j], a.d-a.s)
+					}
+				}
+				for _, i := range L.sKids.of(c) {
+					if L.sUp[i] != int32(c) {
+						t.Fatalf("%s: supply %d listed in cell %d, is in %d", what, i, c, L.sUp[i])
+					}
+				}
+				for _, j := range L.dKids.of(c) {
+					if L.dUp[j] != int32(c) {
+						t.Fatalf("%s: demand %d listed in cell %d, is in %d", what, j, c, L.dUp[j])
+					}
+				}
+			}
+			if len(L.sKids.item) != len(sm) || len(L.dKids.item) != len(dm) {
+				t.Fatalf("%s: %d and %d members listed, %d and %d nodes", what, len(L.sKids.item), len(L.dKids.item), len(sm), len(dm))
+			}
+			if ts, td := sum(L.sm), sum(L.dm); math.Abs(ts-td) > 1e-14*ts {
+				t.Fatalf("%s: totals %v and %v", what, ts, td)
+			}
+			if 4*(len(L.sm)+len(L.dm)) > 3*(len(sm)+len(dm)) && len(L.sm)*len(L.dm) > 1 {
+				t.Fatalf("%s: %d nodes from %d", what, len(L.sm)+len(L.dm), len(sm)+len(dm))
+			}
+			sx, sy, sm, dx, dy, dm = L.sx, L.sy, L.sm, L.dx, L.dy, L.dm
+		}
+		if len(sm)*len(dm) > s.coarse && len(sm)*len(dm) > 1 {
+			t.Fatalf("trial %d: the coarsest level has %d x %d nodes, bound %d", trial, len(sm), len(dm), s.coarse)
+		}
+	}
+}
+
+// TestMultiscaleDeterministic: the same far problem gives the same bits
+// and pivots from a fresh solver, from one that solved another problem
+// before (its work space and cell map reused), and from solvers running
+// in parallel goroutines, as jobs do at any -j.
+func TestMultiscaleDeterministic(t *testing.T) {
+	rng := rand.New(rand.NewPCG(89, 90))
+	x, y, p, q := farCase(rng, 3, 22, 25)
+	x2, y2, p2, q2 := farCase(rng, 2, 19, 17)
+	fresh, used := Solver{path: pathSparse}, Solver{path: pathSparse}
+	want, err := fresh.SolveCommon(x, y, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := used.SolveCommon(x2, y2, p2, q2); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]Result, 4)
+	got[0], err = used.SolveCommon(x, y, p, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for k := 1; k < len(got); k++ {
+		wg.Go(func() {
+			s := Solver{path: pathSparse}
+			got[k], _ = s.SolveCommon(x, y, p, q)
+		})
+	}
+	wg.Wait()
+	for k, g := range got {
+		if g.Cost != want.Cost || g.Pivots != want.Pivots || g.Levels != want.Levels || want.Levels < 2 {
+			t.Fatalf("run %d: %v (%d pivots, %d levels), first %v (%d pivots, %d levels)", k, g.Cost, g.Pivots, g.Levels, want.Cost, want.Pivots, want.Levels)
+		}
+	}
+}
