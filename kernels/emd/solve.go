@@ -68,7 +68,7 @@ type Solver struct {
 	coarse int // n*m bound of the sparse solver's coarsest level (tests; 0: coarseArcs)
 	// wrap, when not nil, wraps the sparse solver's pricer on each level
 	// of masses sup and dem (tests).
-	wrap func(pr pricer, sup, dem []float64) pricer
+	wrap   func(pr pricer, sup, dem []float64) pricer
 	cost   []float64
 	sup    []float64
 	dem    []float64
