@@ -239,12 +239,13 @@ func (s *Solver) netCells(L *level, sx, sy, sm, dx, dy, dm []float64, scx, scy, 
 // Each level of coarsen is solved exactly in turn, from the coarsest, by
 // the network simplex on a sparse arc set with pricing sweeps (see
 // sparse). The coarsest starts from the nearK nearest neighbours of each
-// node. Every finer level starts from its coarser level's optimal basis:
-// its arc set is the nearKSeeded nearest neighbours of each node plus
-// every arc between the members of the two ends of a coarse basic arc,
-// and the greedy start ships along those arcs in the order of their
-// reduced costs under the coarse potentials (each node inheriting its
-// merged node's), which is where the coarse optimum says the mass goes.
+// node. Every finer level starts from its coarser level's optimal basis
+// (see seeds): its arc set is the nearKSeeded nearest neighbours of each
+// node plus, for every coarse basic arc, the arcs from the finer supplies
+// in one end's cell to the finer demands in the other's, and the greedy
+// start ships along those arcs in the order of their reduced costs under
+// the coarse potentials (each node inheriting its cell's), which is where
+// the coarse optimum says the mass goes.
 // After each optimum over the arc set, a local sweep (sparse.localSweep)
 // adds arcs near the basis; when it finds none, a full sweep prices all
 // n*m arcs and either adds arcs or proves the level optimal. So the time

@@ -297,3 +297,98 @@ func TestMultiscaleDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// TestSeeds: a finer level's start from a coarse basis and potentials
+// (random here): the arcs from the finer supplies of one end's cell to the
+// finer demands of the other's, for every basic arc, and as keys each
+// node's cell's potential, that of its node or, for a cell whose masses
+// cancel, -min_J (d(centroid, J) - pi_J) over the coarse demands J (brute
+// force).
+func TestSeeds(t *testing.T) {
+	rng := rand.New(rand.NewPCG(95, 96))
+	cancelled := 0
+	for trial := range 40 {
+		// Supplies and demands on the lattice; in some 2 x 2 blocks of
+		// it a supply and a demand of the same mass, which cancel.
+		var s Solver
+		s.coarse = 4
+		k := 3 + rng.IntN(6)
+		for a := range k {
+			for b := range k {
+				ax, ay := float64(2*a), float64(2*b)
+				w := 1 + rng.Float64()
+				if rng.IntN(2) == 0 {
+					s.sx, s.sy, s.sup = append(s.sx, ax), append(s.sy, ay), append(s.sup, w)
+					s.dx, s.dy, s.dem = append(s.dx, ax+1), append(s.dy, ay+1), append(s.dem, w)
+					continue
+				}
+				s.sx, s.sy, s.sup = append(s.sx, ax), append(s.sy, ay+1), append(s.sup, w)
+				s.dx, s.dy, s.dem = append(s.dx, ax+1), append(s.dy, ay), append(s.dem, 1+rng.Float64())
+			}
+		}
+		lv := s.coarsen()
+		if len(lv) == 0 {
+			continue
+		}
+		L := &lv[0]
+		nc, mc := len(L.sm), len(L.dm)
+		s.basis = s.basis[:0]
+		for range 1 + rng.IntN(nc+mc) {
+			s.basis = append(s.basis, arcPair{int32(rng.IntN(nc)), int32(rng.IntN(mc))})
+		}
+		s.coarsePi = make([]float64, nc+mc)
+		for k := range s.coarsePi {
+			s.coarsePi[k] = 10 * rng.NormFloat64()
+		}
+		n, m := len(s.sup), len(s.dem)
+		seeds, ku, kv := s.seeds(L, n, m)
+		var want []arcPair
+		cellOf := map[int32]int{}
+		for c, x := range L.node {
+			if x >= 0 {
+				cellOf[x] = c
+			}
+		}
+		for _, b := range s.basis {
+			ci, cj := cellOf[b.i], cellOf[int32(nc)+b.j]
+			for i, c := range L.sUp {
+				for j, d := range L.dUp {
+					if int(c) == ci && int(d) == cj {
+						want = append(want, arcPair{int32(i), int32(j)})
+					}
+				}
+			}
+		}
+		order := func(a, b arcPair) int { return cmpFloat(float64(a.i)*1e6+float64(a.j), float64(b.i)*1e6+float64(b.j)) }
+		slices.SortFunc(want, order)
+		got := slices.Clone(seeds)
+		slices.SortFunc(got, order)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d: seeds %v, want %v", trial, got, want)
+		}
+		pot := func(c int32) float64 {
+			if x := L.node[c]; x >= 0 {
+				return s.coarsePi[x]
+			}
+			cancelled++
+			f := math.Inf(1)
+			for J := range mc {
+				f = min(f, math.Hypot(L.cx[c]-L.dx[J], L.cy[c]-L.dy[J])-s.coarsePi[nc+J])
+			}
+			return -f
+		}
+		for i, c := range L.sUp {
+			if want := pot(c); math.Abs(ku[i]-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("trial %d: supply %d key %v, want %v", trial, i, ku[i], want)
+			}
+		}
+		for j, c := range L.dUp {
+			if want := pot(c); math.Abs(kv[j]-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("trial %d: demand %d key %v, want %v", trial, j, kv[j], want)
+			}
+		}
+	}
+	if cancelled == 0 {
+		t.Fatal("no cell's masses cancelled: the c-transform went untested")
+	}
+}

@@ -50,10 +50,11 @@ type sparse struct {
 
 	// Local sweeps: the localK nearest supplies of each supply and demands
 	// of each demand (built on first use), basis partners, marks.
-	ssnn, ddnn []int32
-	pstart     []int32
-	part       []int32
-	mark       []int32
+	ssnn, ddnn   []int32
+	spart, dpart adjacency
+	pstart       []int32
+	mark         []int32
+	spare        []arcPair
 
 	// Workspace for the start and for merging arcs.
 	pairs  []arcPair
@@ -427,45 +428,26 @@ func (s *sparse) neighbours(dst []int32, tr *kdTree, x, y []float64) []int32 {
 
 // localSweep prices, for each supply, the arcs to the demands that its
 // basis partners and those of its localK nearest supplies have, and to
-// their localK nearest demands, and adds the (at most addPerRow) most
-// improving ones; it returns how many. Optimal plans with Euclidean costs
-// ship along locally parallel rays, so the arcs a sweep would add lie
-// mostly among these, and this finds them at a small fraction of a
-// sweep's cost; only sweep proves optimality. Arcs already in the set are
-// never found, since the simplex stopped with none of them below -eps.
+// their localK nearest demands, and for each demand likewise the arcs
+// from the supplies near its own and its nearest demands' partners; it
+// adds each node's (at most addPerRow) most improving ones and returns
+// how many arcs it added. Optimal plans with Euclidean costs ship along
+// locally parallel rays, so the arcs a sweep would add lie mostly among
+// these, and this finds them at a small fraction of a sweep's cost; only
+// sweep proves optimality. Arcs already in the set are never found, since
+// the simplex stopped with none of them below -eps.
 func (s *sparse) localSweep(t *network) int {
 	n, m := t.n, t.m
-	root := n + m
 	if len(s.ssnn) == 0 {
 		s.ssnn = s.neighbours(s.ssnn, &s.stree, s.sx, s.sy)
 		s.ddnn = s.neighbours(s.ddnn, &s.dtree, s.dx, s.dy)
 	}
-	// The demands joined to each supply by a real basic arc, in CSR form.
-	s.pstart = grow(s.pstart, n+1)
-	clear(s.pstart)
-	for x := range root {
-		if i, _, real := t.arcOf(x); real {
-			s.pstart[i+1]++
-		}
-	}
-	for i := range n {
-		s.pstart[i+1] += s.pstart[i]
-	}
-	s.part = grow(s.part, int(s.pstart[n]))
-	fill := grow(s.ptr, n)
-	for i := range n {
-		fill[i] = int(s.pstart[i])
-	}
-	for x := range root {
-		if i, j, real := t.arcOf(x); real {
-			s.part[fill[i]] = int32(j)
-			fill[i]++
-		}
-	}
-	s.ptr = fill
-	s.mark = grow(s.mark, m)
-	for j := range s.mark {
-		s.mark[j] = -1
+	// The basis partners of each supply and of each demand, in CSR form.
+	s.spart.partners(t, true)
+	s.dpart.partners(t, false)
+	s.mark = grow(s.mark, max(n, m))
+	for k := range s.mark {
+		s.mark[k] = -1
 	}
 	pi, piD := t.pi, t.pi[n:]
 	s.pairs = s.pairs[:0]
@@ -481,7 +463,7 @@ func (s *sparse) localSweep(t *network) int {
 			}
 		}
 		scan := func(i2 int32) {
-			for _, j2 := range s.part[s.pstart[i2]:s.pstart[i2+1]] {
+			for _, j2 := range s.spart.of(int(i2)) {
 				try(j2)
 				for _, j := range s.ddnn[int(j2)*localK : int(j2+1)*localK] {
 					try(j)
@@ -496,6 +478,113 @@ func (s *sparse) localSweep(t *network) int {
 			s.pairs = append(s.pairs, arcPair{int32(i), j})
 		}
 	}
+	for k := range s.mark {
+		s.mark[k] = -1
+	}
+	for j := range m {
+		s.h.reset(addPerRow, piD[j]-t.eps)
+		try := func(i int32) {
+			if s.mark[i] == int32(j) {
+				return
+			}
+			s.mark[i] = int32(j)
+			if v := s.dist(int(i), j) + pi[i]; v < s.h.sKey {
+				s.h.offer(v, i)
+			}
+		}
+		scan := func(j2 int32) {
+			for _, i2 := range s.dpart.of(int(j2)) {
+				try(i2)
+				for _, i := range s.ssnn[int(i2)*localK : int(i2+1)*localK] {
+					try(i)
+				}
+			}
+		}
+		scan(int32(j))
+		for _, j2 := range s.ddnn[j*localK : (j+1)*localK] {
+			scan(j2)
+		}
+		for _, i := range s.h.idx {
+			s.pairs = append(s.pairs, arcPair{i, int32(j)})
+		}
+	}
+	s.pairs = s.bySupply(n, s.pairs)
 	s.addArcs(n, s.pairs)
 	return len(s.pairs)
+}
+
+// bySupply returns pairs sorted by supply (counting sort, stable) without
+// repeats.
+func (s *sparse) bySupply(n int, pairs []arcPair) []arcPair {
+	s.pstart = grow(s.pstart, n+1)
+	clear(s.pstart)
+	for _, p := range pairs {
+		s.pstart[p.i+1]++
+	}
+	for i := range n {
+		s.pstart[i+1] += s.pstart[i]
+	}
+	out := grow(s.spare, len(pairs))
+	for _, p := range pairs {
+		out[s.pstart[p.i]] = p
+		s.pstart[p.i]++
+	}
+	// Drop repeats (the same arc found from both ends).
+	for k := range s.mark {
+		s.mark[k] = -1
+	}
+	w := 0
+	for _, p := range out {
+		if s.mark[p.j] != p.i {
+			s.mark[p.j] = p.i
+			out[w] = p
+			w++
+		}
+	}
+	s.spare = pairs
+	return out[:w]
+}
+
+// adjacency lists the nodes that the basis joins to each supply (or
+// demand) by a real arc, in CSR form.
+type adjacency struct {
+	start, item, fill []int32
+}
+
+// of is the list of node k.
+func (a *adjacency) of(k int) []int32 { return a.item[a.start[k]:a.start[k+1]] }
+
+// partners sets a to the basis partners of the supplies (or demands).
+func (a *adjacency) partners(t *network, supplies bool) {
+	n, m := t.n, t.m
+	cnt := m
+	if supplies {
+		cnt = n
+	}
+	a.start = grow(a.start, cnt+1)
+	clear(a.start)
+	for x := range n + m {
+		if i, j, real := t.arcOf(x); real {
+			if supplies {
+				a.start[i+1]++
+			} else {
+				a.start[j+1]++
+			}
+		}
+	}
+	for k := range cnt {
+		a.start[k+1] += a.start[k]
+	}
+	a.item = grow(a.item, int(a.start[cnt]))
+	a.fill = append(a.fill[:0], a.start[:cnt]...)
+	for x := range n + m {
+		if i, j, real := t.arcOf(x); real {
+			k, v := j, i
+			if supplies {
+				k, v = i, j
+			}
+			a.item[a.fill[k]] = int32(v)
+			a.fill[k]++
+		}
+	}
 }

@@ -803,3 +803,108 @@ func TestSparseGreedyTies(t *testing.T) {
 		}
 	}
 }
+
+// TestLocalSweep: after an optimum over a small arc set, a local sweep
+// adds for each supply exactly its (at most addPerRow) arcs of least
+// reduced cost below -eps among the demands that the basis joins to it or
+// to one of its localK nearest supplies and their localK nearest demands,
+// and for each demand likewise from the other side; each arc once, after
+// the arcs already in its row (brute force over those definitions).
+func TestLocalSweep(t *testing.T) {
+	rng := rand.New(rand.NewPCG(93, 94))
+	total := 0
+	for trial := range 30 {
+		s, n, m := randomSparse(rng, 40)
+		sp := &s.sparse
+		s.net.et = &s.tour
+		sp.initial(&s.net, s.sup, s.dem, 1, nil, nil, nil)
+		s.net.buildTree()
+		if _, err := s.net.run(sp, 0, DefaultMaxPivots(n, m)); err != nil {
+			t.Fatal(err)
+		}
+		net := &s.net
+		oldStart, oldHead := slices.Clone(sp.start), slices.Clone(sp.head)
+		near := func(x, y []float64, k int) []int {
+			others := nearestK(x[k], y[k], x, y, localK+1)
+			out := slices.DeleteFunc(slices.Clone(others), func(q int) bool { return q == k })
+			return out[:min(localK, len(out))]
+		}
+		partS, partD := make([][]int, n), make([][]int, m)
+		for x := range n + m {
+			if i, j, real := net.arcOf(x); real {
+				partS[i], partD[j] = append(partS[i], j), append(partD[j], i)
+			}
+		}
+		rc := func(i, j int) float64 { return sp.dist(i, j) + net.pi[i] - net.pi[n+j] }
+		best := func(cands map[int]bool, key func(int) float64) []int {
+			var out []int
+			for c := range cands {
+				if key(c) < -net.eps {
+					out = append(out, c)
+				}
+			}
+			slices.SortFunc(out, func(a, b int) int { return cmpFloat(key(a), key(b)) })
+			return out[:min(addPerRow, len(out))]
+		}
+		want := map[arcPair]bool{}
+		for i := range n {
+			cands := map[int]bool{}
+			for _, i2 := range append(near(s.sx, s.sy, i), i) {
+				for _, j2 := range partS[i2] {
+					cands[j2] = true
+					for _, j := range near(s.dx, s.dy, j2) {
+						cands[j] = true
+					}
+				}
+			}
+			for _, j := range best(cands, func(j int) float64 { return rc(i, j) }) {
+				want[arcPair{int32(i), int32(j)}] = true
+			}
+		}
+		for j := range m {
+			cands := map[int]bool{}
+			for _, j2 := range append(near(s.dx, s.dy, j), j) {
+				for _, i2 := range partD[j2] {
+					cands[i2] = true
+					for _, i := range near(s.sx, s.sy, i2) {
+						cands[i] = true
+					}
+				}
+			}
+			for _, i := range best(cands, func(i int) float64 { return rc(i, j) }) {
+				want[arcPair{int32(i), int32(j)}] = true
+			}
+		}
+		added := sp.localSweep(net)
+		got := map[arcPair]bool{}
+		for i := range n {
+			row := sp.head[sp.start[i]:sp.start[i+1]]
+			old := oldHead[oldStart[i]:oldStart[i+1]]
+			if !slices.Equal(row[:len(old)], old) {
+				t.Fatalf("trial %d supply %d: row %v does not start with the old arcs %v", trial, i, row, old)
+			}
+			for k, j := range row[len(old):] {
+				p := arcPair{int32(i), j}
+				if got[p] || slices.Contains(old, j) {
+					t.Fatalf("trial %d: arc %v added twice or again", trial, p)
+				}
+				got[p] = true
+				if c := sp.cost[sp.start[i]+len(old)+k]; c != sp.dist(i, int(j)) {
+					t.Fatalf("trial %d: added arc %v costs %v", trial, p, c)
+				}
+			}
+		}
+		if added != len(got) || len(got) != len(want) {
+			t.Fatalf("trial %d: %d said added, %d added, %d wanted", trial, added, len(got), len(want))
+		}
+		total += added
+		for p := range want {
+			if !got[p] {
+				t.Fatalf("trial %d: arc %v not added", trial, p)
+			}
+		}
+	}
+	if total < 30 {
+		t.Fatalf("%d arcs added in all: the cases test little", total)
+	}
+}
