@@ -238,10 +238,7 @@ func (s *network) apexMarks(k, l int) int {
 	}
 	mk, ml := 2*t.stamp, 2*t.stamp+1
 	root := s.n + s.m
-	t.mark[k], t.mark[l] = mk, ml
-	if k == l {
-		return k
-	}
+	t.mark[k], t.mark[l] = mk, ml // k a supply, l a demand: never equal
 	a, b := k, l
 	for {
 		if a != root {

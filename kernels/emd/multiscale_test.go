@@ -219,6 +219,9 @@ func TestCoarsen(t *testing.T) {
 				keys[cellKey[c]] = true
 				a, x := cells[c], L.node[c]
 				tol := 1e-12 * (a.s + a.d)
+				if x >= 0 && x < int32(len(L.sm)) && !(L.sm[x] > 0) || x >= int32(len(L.sm)) && !(L.dm[int(x)-len(L.sm)] > 0) {
+					t.Fatalf("%s: cell %d's node %d has no mass", what, c, x)
+				}
 				switch {
 				case x < 0:
 					if math.Abs(a.s-a.d) > tol {
@@ -390,5 +393,60 @@ func TestSeeds(t *testing.T) {
 	}
 	if cancelled == 0 {
 		t.Fatal("no cell's masses cancelled: the c-transform went untested")
+	}
+}
+
+// TestFirstCells: the first level's cells are squares of side 2^e of
+// about four points' share of the bounding box (s.spacing is half that),
+// and a problem of exactly the coarsest bound's arcs is not coarsened.
+func TestFirstCells(t *testing.T) {
+	// A full 12 x 10 integer grid, supplies and demands alternating: 2.
+	// 40 points along a line 39 long: 2 (the line's length per point).
+	// 6 points in a 100 x 100 box: 2^ceil(log2(2 sqrt(10^4/6))) = 128.
+	line := func(k int, o float64) (x, y []float64) {
+		for i := range k {
+			x, y = append(x, float64(2*i)+o), append(y, 0)
+		}
+		return x, y
+	}
+	var cases []struct {
+		sx, sy, dx, dy []float64
+		h              float64
+	}
+	var g [4][]float64
+	for i := range 12 {
+		for j := range 10 {
+			k := 2 * ((i + j) % 2)
+			g[k], g[k+1] = append(g[k], float64(i)), append(g[k+1], float64(j))
+		}
+	}
+	cases = append(cases, struct {
+		sx, sy, dx, dy []float64
+		h              float64
+	}{g[0], g[1], g[2], g[3], 2})
+	lx, ly := line(20, 0)
+	mx, my := line(20, 1)
+	cases = append(cases, struct {
+		sx, sy, dx, dy []float64
+		h              float64
+	}{lx, ly, mx, my, 2})
+	cases = append(cases, struct {
+		sx, sy, dx, dy []float64
+		h              float64
+	}{[]float64{0, 100, 50}, []float64{0, 100, 20}, []float64{100, 0, 70}, []float64{0, 100, 90}, 128})
+	rng := rand.New(rand.NewPCG(105, 106))
+	for k, c := range cases {
+		s := Solver{coarse: 1}
+		s.sx, s.sy, s.dx, s.dy = c.sx, c.sy, c.dx, c.dy
+		s.sup, s.dem = randDist(rng, len(c.sx), false, false), randDist(rng, len(c.dx), false, false)
+		lv := s.coarsen()
+		// (In one cell of 128 all six points' masses cancel: no level.)
+		if len(lv) == 0 && k < 2 || len(lv) > 0 && lv[0].h != c.h || s.spacing != c.h/2 {
+			t.Fatalf("case %d: %d levels, spacing %v; want first cells of side %v", k, len(lv), s.spacing, c.h)
+		}
+		s.coarse = len(s.sup) * len(s.dem)
+		if lv := s.coarsen(); len(lv) != 0 {
+			t.Fatalf("case %d: %d x %d nodes at a bound of %d arcs: %d levels", k, len(s.sup), len(s.dem), s.coarse, len(lv))
+		}
 	}
 }
