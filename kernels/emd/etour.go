@@ -68,7 +68,6 @@ func (t *etour) build(parent []int) {
 		t.dn[x], t.up[x] = int32(N+2*x), int32(N+2*x+1)
 		t.owner[t.dn[x]] = int32(x)
 	}
-	t.dn[root], t.up[root] = -1, -1
 	// Children in CSR form, then the walk.
 	start := make([]int32, N+1)
 	for x := range root {

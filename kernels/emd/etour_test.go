@@ -144,17 +144,26 @@ func TestTidy(t *testing.T) {
 }
 
 // TestApexMarks: the apex found by the two walks is the lowest common
-// ancestor (brute force by ancestor sets), also across the stamp's wrap.
+// ancestor (brute force by ancestor sets), call after call on deep and
+// shallow trees (marks left by earlier walks must not mislead later
+// ones); each call takes the next stamp, and the stamps restart at 1
+// before 2*stamp+1 could overflow.
 func TestApexMarks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(101, 102))
 	for trial := range 40 {
 		n := 2 + rng.IntN(200)
-		s := tourNetwork(randomTree(rng, n))
+		parent := randomTree(rng, n)
+		if trial%2 == 1 { // deep: each node under one of the few before it
+			for x := 1; x < n; x++ {
+				parent[x] = max(0, x-1-rng.IntN(3))
+			}
+		}
+		s := tourNetwork(parent)
 		if trial%4 == 0 {
-			s.et.stamp = math.MaxUint32/2 - 2
+			s.et.stamp = math.MaxUint32/2 - 3
 		}
 		root := len(s.parent) - 1
-		for range 20 {
+		for range 50 {
 			k, l := rng.IntN(s.n), s.n+rng.IntN(s.m)
 			anc := map[int]bool{}
 			for x := k; ; x = s.parent[x] {
@@ -167,8 +176,16 @@ func TestApexMarks(t *testing.T) {
 			for !anc[want] {
 				want = s.parent[want]
 			}
+			stamp := s.et.stamp
 			if got := s.apexMarks(k, l); got != want {
 				t.Fatalf("trial %d: apex of %d and %d: %d, want %d", trial, k, l, got, want)
+			}
+			next := stamp + 1
+			if next == math.MaxUint32/2 {
+				next = 1
+			}
+			if s.et.stamp != next {
+				t.Fatalf("trial %d: stamp %d after %d", trial, s.et.stamp, stamp)
 			}
 		}
 	}
