@@ -87,8 +87,8 @@ func (s *Solver) coarsen() []level {
 	if s.coarse > 0 {
 		most = int64(s.coarse)
 	}
-	if int64(len(s.sx))*int64(len(s.dx)) <= most || !(span > 0) {
-		return lv
+	if !(span > 0) {
+		return lv // all at one point: nothing to gather
 	}
 	// Cells of side h = 2^e holding about four points' share of the
 	// bounding box (its area, or for points along a line its length,

@@ -403,9 +403,11 @@ func TestFirstCells(t *testing.T) {
 	// A full 12 x 10 integer grid, supplies and demands alternating: 2.
 	// 40 points along a line 39 long: 2 (the line's length per point).
 	// 6 points in a 100 x 100 box: 2^ceil(log2(2 sqrt(10^4/6))) = 128.
+	// (The points lie away from the origin, so that the bounding box's
+	// corner matters.)
 	line := func(k int, o float64) (x, y []float64) {
 		for i := range k {
-			x, y = append(x, float64(2*i)+o), append(y, 0)
+			x, y = append(x, float64(2*i)+o+100.5), append(y, -37.25)
 		}
 		return x, y
 	}
@@ -417,7 +419,7 @@ func TestFirstCells(t *testing.T) {
 	for i := range 12 {
 		for j := range 10 {
 			k := 2 * ((i + j) % 2)
-			g[k], g[k+1] = append(g[k], float64(i)), append(g[k+1], float64(j))
+			g[k], g[k+1] = append(g[k], float64(i)-40), append(g[k+1], float64(j)+300)
 		}
 	}
 	cases = append(cases, struct {
@@ -433,7 +435,7 @@ func TestFirstCells(t *testing.T) {
 	cases = append(cases, struct {
 		sx, sy, dx, dy []float64
 		h              float64
-	}{[]float64{0, 100, 50}, []float64{0, 100, 20}, []float64{100, 0, 70}, []float64{0, 100, 90}, 128})
+	}{[]float64{7, 107, 57}, []float64{9, 109, 29}, []float64{107, 7, 77}, []float64{9, 109, 99}, 128})
 	rng := rand.New(rand.NewPCG(105, 106))
 	for k, c := range cases {
 		s := Solver{coarse: 1}
