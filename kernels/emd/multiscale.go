@@ -71,10 +71,8 @@ func (c *csr) group(up []int32, ng int) {
 // s.sy with masses s.sup, demands likewise), finest first, until the
 // coarsest has at most coarseArcs arcs. Cells are squares of side 2^e on
 // the first level, about four points' share of the bounding box (side 2
-// on a full integer grid), and double on each level; a level that would keep more than
-// three quarters of the nodes is skipped (its cells doubled again), and
-// one with nothing left to transport (every cell's masses cancel) ends
-// the coarsening.
+// on a full integer grid), and double on each level; a level with nothing
+// left to transport (every cell's masses cancel) ends the coarsening.
 func (s *Solver) coarsen() []level {
 	x0 := min(slices.Min(s.sx), slices.Min(s.dx))
 	x1 := max(slices.Max(s.sx), slices.Max(s.dx))
@@ -116,18 +114,13 @@ func (s *Solver) coarsen() []level {
 			lv = lv[:len(lv)+1]
 		}
 		L := &lv[len(lv)-1]
-		for {
-			L.h = h
-			h *= 2
-			s.netCells(L, sx, sy, sm, dx, dy, dm, scx, scy, dcx, dcy)
-			// Halve the cells (in place: each node keeps its cell).
-			for _, c := range [][]int32{scx, scy, dcx, dcy} {
-				for k := range c {
-					c[k] >>= 1
-				}
-			}
-			if len(L.sm) == 0 || len(L.dm) == 0 || 4*(len(L.sm)+len(L.dm)) <= 3*(len(sm)+len(dm)) {
-				break
+		L.h = h
+		h *= 2
+		s.netCells(L, sx, sy, sm, dx, dy, dm, scx, scy, dcx, dcy)
+		// Halve the cells (in place: each node keeps its cell).
+		for _, c := range [][]int32{scx, scy, dcx, dcy} {
+			for k := range c {
+				c[k] >>= 1
 			}
 		}
 		if len(L.sm) == 0 || len(L.dm) == 0 {
