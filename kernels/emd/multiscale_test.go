@@ -51,6 +51,11 @@ func TestMultiscaleMatchesDense(t *testing.T) {
 		kind := trial % 4
 		r, c := 16+rng.IntN(12), 16+rng.IntN(12)
 		x, y, p, q := farCase(rng, kind, r, c)
+		if trial%3 == 1 { // the rules hold in any unit of length
+			for k := range x {
+				x[k], y[k] = 3.5*x[k], 3.5*y[k]
+			}
+		}
 		sp, dn := Solver{path: pathSparse, Duals: true}, Solver{path: pathDense}
 		if trial >= 4 {
 			sp.coarse = 256
@@ -221,6 +226,9 @@ func TestCoarsen(t *testing.T) {
 				}
 				keys[cellKey[c]] = true
 				a, x := cells[c], L.node[c]
+				if cx := (a.sx + a.dx) / (a.s + a.d); math.Abs(L.cx[c]-cx) > 1e-9 || math.Abs(L.cy[c]-(a.sy+a.dy)/(a.s+a.d)) > 1e-9 {
+					t.Fatalf("%s: cell %d centred at (%v, %v), its points' centroid (%v, %v)", what, c, L.cx[c], L.cy[c], cx, (a.sy+a.dy)/(a.s+a.d))
+				}
 				tol := 1e-12 * (a.s + a.d)
 				if x >= 0 && x < int32(len(L.sm)) && !(L.sm[x] > 0) || x >= int32(len(L.sm)) && !(L.dm[int(x)-len(L.sm)] > 0) {
 					t.Fatalf("%s: cell %d's node %d has no mass", what, c, x)
@@ -338,6 +346,22 @@ func TestSeeds(t *testing.T) {
 		}
 		L := &lv[0]
 		nc, mc := len(L.sm), len(L.dm)
+		for c, x := range L.node {
+			sup, dem := 0.0, 0.0
+			for _, i := range L.sKids.of(c) {
+				sup += s.sup[i]
+			}
+			for _, j := range L.dKids.of(c) {
+				dem += s.dem[j]
+			}
+			net := sup - dem
+			switch {
+			case x < 0 && net != 0, x >= 0 && net == 0:
+				t.Fatalf("trial %d: cell %d of net mass %v has node %d", trial, c, net, x)
+			case x >= 0 && int(x) < nc && !(L.sm[x] > 0), int(x) >= nc && !(L.dm[int(x)-nc] > 0):
+				t.Fatalf("trial %d: node %d of cell %d has no mass", trial, x, c)
+			}
+		}
 		s.basis = s.basis[:0]
 		for range 1 + rng.IntN(nc+mc) {
 			s.basis = append(s.basis, arcPair{int32(rng.IntN(nc)), int32(rng.IntN(mc))})
@@ -452,6 +476,48 @@ func TestFirstCells(t *testing.T) {
 		s.coarse = len(s.sup) * len(s.dem)
 		if lv := s.coarsen(); len(lv) != 0 {
 			t.Fatalf("case %d: %d x %d nodes at a bound of %d arcs: %d levels", k, len(s.sup), len(s.dem), s.coarse, len(lv))
+		}
+	}
+}
+
+// TestNearTransport: random masses against themselves shifted by one
+// point spacing along x (the coarsest optimum moves the mass less than a
+// spacing) are solved on the coarsest and the finest level only, shifted
+// by six spacings on every level; the same in another unit of length.
+// Both equal the dense solver.
+func TestNearTransport(t *testing.T) {
+	rng := rand.New(rand.NewPCG(107, 108))
+	r, c := 30, 30
+	for _, shift := range []int{1, 6} {
+		for _, unit := range []float64{1, 3.5} {
+			x, y := gridPoints(r, c)
+			p := randDist(rng, len(x), false, false)
+			q := make([]float64, len(p))
+			for i := shift; i < r; i++ {
+				for j := range c {
+					q[i*c+j] = p[(i-shift)*c+j]
+				}
+			}
+			normalise(q)
+			for k := range x {
+				x[k], y[k] = unit*x[k], unit*y[k]
+			}
+			s := Solver{path: pathSparse, coarse: 64}
+			got, err := s.SolveCommon(x, y, p, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			levels := len(s.levels) + 1
+			if want := map[int]int{1: 2, 6: levels}[shift]; got.Levels != want || levels < 4 {
+				t.Errorf("shift %d, unit %v: %d of %d levels solved, want %d", shift, unit, got.Levels, levels, want)
+			}
+			want, err := (&Solver{path: pathDense}).SolveCommon(x, y, p, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Abs(got.Cost-want.Cost) > 1e-9*want.Cost {
+				t.Errorf("shift %d, unit %v: %.17g, dense %.17g", shift, unit, got.Cost, want.Cost)
+			}
 		}
 	}
 }
