@@ -446,71 +446,60 @@ func (s *sparse) localSweep(t *network) int {
 	s.spart.partners(t, true)
 	s.dpart.partners(t, false)
 	s.mark = grow(s.mark, max(n, m))
-	for k := range s.mark {
-		s.mark[k] = -1
-	}
 	pi, piD := t.pi, t.pi[n:]
 	s.pairs = s.pairs[:0]
-	for i := range n {
-		s.h.reset(addPerRow, -pi[i]-t.eps)
-		try := func(j int32) {
-			if s.mark[j] == int32(i) {
-				return
-			}
-			s.mark[j] = int32(i)
-			if v := s.dist(i, int(j)) - piD[j]; v < s.h.sKey {
-				s.h.offer(v, j)
-			}
-		}
-		scan := func(i2 int32) {
-			for _, j2 := range s.spart.of(int(i2)) {
-				try(j2)
-				for _, j := range s.ddnn[int(j2)*localK : int(j2+1)*localK] {
-					try(j)
-				}
-			}
-		}
-		scan(int32(i))
-		for _, i2 := range s.ssnn[i*localK : (i+1)*localK] {
-			scan(i2)
-		}
-		for _, j := range s.h.idx {
-			s.pairs = append(s.pairs, arcPair{int32(i), j})
-		}
-	}
-	for k := range s.mark {
-		s.mark[k] = -1
-	}
-	for j := range m {
-		s.h.reset(addPerRow, piD[j]-t.eps)
-		try := func(i int32) {
-			if s.mark[i] == int32(j) {
-				return
-			}
-			s.mark[i] = int32(j)
-			if v := s.dist(int(i), j) + pi[i]; v < s.h.sKey {
-				s.h.offer(v, i)
-			}
-		}
-		scan := func(j2 int32) {
-			for _, i2 := range s.dpart.of(int(j2)) {
-				try(i2)
-				for _, i := range s.ssnn[int(i2)*localK : int(i2+1)*localK] {
-					try(i)
-				}
-			}
-		}
-		scan(int32(j))
-		for _, j2 := range s.ddnn[j*localK : (j+1)*localK] {
-			scan(j2)
-		}
-		for _, i := range s.h.idx {
-			s.pairs = append(s.pairs, arcPair{i, int32(j)})
-		}
-	}
+	// c_ij + pi_i - pi_j < -eps: key c_ij - pi_j below -pi_i - eps for
+	// supply i, key c_ij + pi_i below pi_j - eps for demand j.
+	s.localSide(n, s.ssnn, s.ddnn, &s.spart, func(i int) float64 { return -pi[i] - t.eps },
+		func(i, j int32) float64 { return s.dist(int(i), int(j)) - piD[j] }, false)
+	s.localSide(m, s.ddnn, s.ssnn, &s.dpart, func(j int) float64 { return piD[j] - t.eps },
+		func(j, i int32) float64 { return s.dist(int(i), int(j)) + pi[i] }, true)
 	s.pairs = s.bySupply(n, s.pairs)
 	s.addArcs(n, s.pairs)
 	return len(s.pairs)
+}
+
+// localSide is one side of localSweep: for each of the count nodes a of
+// one side, the nodes of the other side that part (the basis partners)
+// joins to a or to its localK nearest nodes (own), and their localK
+// nearest nodes (other); of those with key(a, b) below thr(a), the (at
+// most addPerRow) least are appended to s.pairs as arcs a -> b, or b -> a
+// when demands is set (a a demand).
+func (s *sparse) localSide(count int, own, other []int32, part *adjacency, thr func(a int) float64, key func(a, b int32) float64, demands bool) {
+	for k := range s.mark {
+		s.mark[k] = -1
+	}
+	for a := range count {
+		s.h.reset(addPerRow, thr(a))
+		try := func(b int32) {
+			if s.mark[b] == int32(a) {
+				return
+			}
+			s.mark[b] = int32(a)
+			if v := key(int32(a), b); v < s.h.sKey {
+				s.h.offer(v, b)
+			}
+		}
+		scan := func(a2 int32) {
+			for _, b2 := range part.of(int(a2)) {
+				try(b2)
+				for _, b := range other[int(b2)*localK : int(b2+1)*localK] {
+					try(b)
+				}
+			}
+		}
+		scan(int32(a))
+		for _, a2 := range own[a*localK : (a+1)*localK] {
+			scan(a2)
+		}
+		for _, b := range s.h.idx {
+			if demands {
+				s.pairs = append(s.pairs, arcPair{b, int32(a)})
+			} else {
+				s.pairs = append(s.pairs, arcPair{int32(a), b})
+			}
+		}
+	}
 }
 
 // bySupply returns pairs sorted by supply (counting sort, stable) without
