@@ -137,11 +137,11 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 // between the surpluses and the deficits, which the solver caps at
 // emd.MaxArcs arcs (it refuses larger problems before allocating them).
 // Problems above emd.DenseArcs arcs go to the sparse solver, whose arcs
-// grow as O(m k) for k nearest neighbours per cell: emdSparseBytes per
-// cell bounds what it allocated on the hotspot cities (1.0 KiB per cell
-// at 128 x 128, 1.2 KiB at 256 x 256). Measured (results/scale, peak
-// resident memory less the 23 MiB a probe holds before its city): BA10
-// at 1024 x 1024 555 MiB, this says 1.2 GiB.
+// grow as O(m k) for about k = 15 arcs per cell: emdSparseBytes per cell
+// bounds what it held on the hotspot cities (peak resident memory less
+// the 23 MiB a probe holds before its city: the near EMD 1.2 KiB per cell
+// at 256 x 256, the far pairs 2.4 KiB). Measured (results/scale): BA10 at
+// 1024 x 1024 555 MiB, this says 1.2 GiB.
 func (def) EstimateBytes(j job) int64 {
 	g := kernels.Grid{Rows: j.side, Cols: j.side}
 	m := int64(g.Len())
@@ -160,7 +160,7 @@ func (def) EstimateBytes(j job) int64 {
 }
 
 // emdSparseBytes is the sparse EMD solver's allowance per cell.
-const emdSparseBytes = 2048
+const emdSparseBytes = 4096
 
 // EstimateCost implements harness.CostEstimator (scheduling only): the
 // larger grids first.
