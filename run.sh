@@ -104,7 +104,8 @@ usage: ./run.sh [COMMAND] [ARGS]
   bench [ARGS]          kernel benchmarks (-count 5) into results/bench/<date>.txt;
                         extra ARGS go to go test (e.g. -bench BA -benchtime 200ms)
   bench-scale [ARGS]    BenchmarkScale (hotspot grids up to 1024x1024), one process per
-                        size with its peak memory, then the NumPy peer if present, into
+                        size with its peak memory, then the NumPy and POT peers if present
+                        (PRIVIC_EMD_PEER_SIDES: the POT sides, 32,64,100), into
                         results/bench/scale-<date>.txt; ARGS filter the sizes (e.g. BA10/256)
   profile SPEC          run SPEC with CPU and allocation profiles; prints the pprof commands
   report-page [DIR]     write DIR/REPORT.md and .html again (DIR: results) and open the page in
@@ -482,7 +483,7 @@ cmd_bench_scale() {
 	go test -c -o "$bin" ./kernels/
 	{
 		echo "# ./run.sh bench-scale $*: $(uptime)"
-		for kernel in BA10 IBU10 EMD Obfuscate TightEps; do
+		for kernel in BA10 IBU10 EMD EMDUniform EMDTranspose Obfuscate TightEps; do
 			for side in 32 64 100 128 256 512 1024; do
 				case $kernel in BA10 | IBU10) ;; *) [ "$side" -le 256 ] || continue ;; esac
 				name="BenchmarkScale/$kernel/$side"
@@ -500,6 +501,16 @@ cmd_bench_scale() {
 		if [ -f "$peer" ] && /usr/bin/python3 -c 'import numpy, ot' 2>/dev/null; then
 			echo "# peer: /usr/bin/python3 $peer --sides 32,64,100: $(uptime)"
 			/usr/bin/python3 "$peer" --sides 32,64,100 | sed 's/^/# peer /'
+		else
+			echo "# peer not run: $peer or python3-numpy/python3-pot missing"
+		fi
+		# POT's dense network simplex on the far EMD pairs (EMDUniform,
+		# EMDTranspose); at 128 x 128 it needs about 13 GB and minutes.
+		peer=../shared/peers/emd_pairs.py
+		sides=${PRIVIC_EMD_PEER_SIDES:-32,64,100}
+		if [ -f "$peer" ] && /usr/bin/python3 -c 'import numpy, ot' 2>/dev/null; then
+			echo "# peer: /usr/bin/python3 $peer --sides $sides: $(uptime)"
+			/usr/bin/python3 "$peer" --sides "$sides" | sed 's/^/# peer /'
 		else
 			echo "# peer not run: $peer or python3-numpy/python3-pot missing"
 		fi

@@ -118,3 +118,68 @@ func emdFar(sv *emd.Solver, a Grid, p []float64, sp float64, b Grid, q []float64
 	}
 	return r, nil
 }
+
+// EMDPairs are the far-transport EMD workloads of EMDPair.
+func EMDPairs() []string { return []string{"uniform", "transpose"} }
+
+// EMDPair builds a far-transport EMD workload on a square grid g from
+// per-cell counts (g.Len() of them, >= 0, not all zero): p is the counts
+// divided by their total, and q is
+//
+//	uniform    the uniform distribution over all cells (the first estimate
+//	           of PRIVIC's cycle 0, whose EMD is uniform -> prior);
+//	transpose  the counts reflected on the diagonal, q(r, c) = p(c, r) +
+//	           0.01 / cells, divided by its total (mass must cross the
+//	           city).
+//
+// These are the pairs of the NumPy/POT peer's emd_pairs.py, so that their
+// EMDs can be set against POT's on the same machine.
+func EMDPair(g Grid, counts []int, pair string) (p, q []float64, err error) {
+	if err := g.Validate(); err != nil {
+		return nil, nil, fmt.Errorf("EMD pair: %w", err)
+	}
+	if g.Rows != g.Cols {
+		return nil, nil, fmt.Errorf("EMD pair: grid %v is not square", g)
+	}
+	n := g.Len()
+	if len(counts) != n {
+		return nil, nil, fmt.Errorf("EMD pair: %d counts for %d cells", len(counts), n)
+	}
+	total := 0.0
+	for k, c := range counts {
+		if c < 0 {
+			return nil, nil, fmt.Errorf("EMD pair: count %d of cell %d is negative", c, k)
+		}
+		total += float64(c)
+	}
+	if total == 0 {
+		return nil, nil, fmt.Errorf("EMD pair: no counts")
+	}
+	p, q = make([]float64, n), make([]float64, n)
+	for k, c := range counts {
+		p[k] = float64(c) / total
+	}
+	switch pair {
+	case "uniform":
+		for k := range q {
+			q[k] = 1 / float64(n)
+		}
+	case "transpose":
+		side := g.Rows
+		for r := range side {
+			for c := range side {
+				q[r*side+c] = float64(counts[c*side+r])/total + 0.01/float64(n)
+			}
+		}
+	default:
+		return nil, nil, fmt.Errorf("EMD pair %q: allowed pairs are %q", pair, EMDPairs())
+	}
+	sq := 0.0
+	for _, v := range q {
+		sq += v
+	}
+	for k := range q {
+		q[k] /= sq
+	}
+	return p, q, nil
+}

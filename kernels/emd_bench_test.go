@@ -73,11 +73,29 @@ func hotspotWorkload(tb testing.TB, side int) (g Grid, prior, est []float64) {
 	return g, prior, est
 }
 
-// loadHotspots reads ../shared/datasets/synthetic/hotspots-<side>.csv (a
-// comment line, a "row,col,count" header, then one line per cell) into the
-// side x side grid and its empirical distribution. It skips loudly when the
-// file is absent.
+// loadHotspots reads ../shared/datasets/synthetic/hotspots-<side>.csv (see
+// loadHotspotCounts) into the side x side grid and its empirical
+// distribution.
 func loadHotspots(tb testing.TB, side int) (Grid, []float64) {
+	tb.Helper()
+	g, counts := loadHotspotCounts(tb, side)
+	p := make([]float64, len(counts))
+	total := 0.0
+	for i, c := range counts {
+		p[i] = float64(c)
+		total += float64(c)
+	}
+	for i := range p {
+		p[i] /= total
+	}
+	return g, p
+}
+
+// loadHotspotCounts reads ../shared/datasets/synthetic/hotspots-<side>.csv
+// (a comment line, a "row,col,count" header, then one line per cell) into
+// the side x side grid and its per-cell counts. It skips loudly when the
+// file is absent.
+func loadHotspotCounts(tb testing.TB, side int) (Grid, []int) {
 	tb.Helper()
 	dir, why := sharedDir()
 	if dir == "" {
@@ -90,8 +108,7 @@ func loadHotspots(tb testing.TB, side int) (Grid, []float64) {
 	}
 	defer f.Close()
 	g := Grid{Rows: side, Cols: side}
-	p := make([]float64, g.Len())
-	total := 0.0
+	counts := make([]int, g.Len())
 	sc := bufio.NewScanner(f)
 	for line := 1; sc.Scan(); line++ {
 		s := sc.Text()
@@ -112,14 +129,10 @@ func loadHotspots(tb testing.TB, side int) (Grid, []float64) {
 		if i < 0 || v[2] < 0 {
 			tb.Fatalf("%s:%d: cell (%d, %d) count %d outside the %dx%d grid", path, line, v[0], v[1], v[2], side, side)
 		}
-		p[i] += float64(v[2])
-		total += float64(v[2])
+		counts[i] += v[2]
 	}
 	if err := sc.Err(); err != nil {
 		tb.Fatalf("%s: %v", path, err)
 	}
-	for i := range p {
-		p[i] /= total
-	}
-	return g, p
+	return g, counts
 }

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"privic/datasets"
@@ -19,6 +20,11 @@ import (
 //	IBU10      10 IBU iterations from uniform on that channel's report
 //	           distribution q = prior C (factorised, BAChannel.IBU)
 //	EMD        the exact EMD between the prior and the IBU10 estimate
+//	EMDUniform    the exact EMD from the uniform distribution to the prior
+//	EMDTranspose  the exact EMD from the prior to its reflection on the
+//	           diagonal (kernels.EMDPair: the pairs of the POT peer
+//	           emd_pairs.py, whose mass travels across the city); the
+//	           emd metric is the value, to set against the peer's
 //	Obfuscate  all 200,000 check-ins through the BA channel (one exact
 //	           multinomial per occupied cell) and the empirical report
 //	           distribution
@@ -69,6 +75,21 @@ func BenchmarkScale(b *testing.B) {
 			}
 		})
 	})
+	for _, pair := range kernels.EMDPairs() {
+		b.Run("EMD"+strings.ToUpper(pair[:1])+pair[1:], func(b *testing.B) {
+			benchSides(b, sides, func(b *testing.B, c *scaleCity) func() error {
+				p, q, err := kernels.EMDPair(c.g, c.counts, pair)
+				if err != nil {
+					b.Fatal(err)
+				}
+				return func() error {
+					v, err := kernels.EMD(c.g, p, c.g, q)
+					b.ReportMetric(v, "emd")
+					return err
+				}
+			})
+		})
+	}
 	b.Run("Obfuscate", func(b *testing.B) {
 		benchSides(b, sides, func(b *testing.B, c *scaleCity) func() error {
 			c.channel(b)

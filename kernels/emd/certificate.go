@@ -140,7 +140,7 @@ func (s *Solver) certifyCommon(res *Result, x, y, a, b []float64, scale float64)
 // the rounding residue.
 func splitPoints(res Result, at []int, a, b []float64, scale float64) Result {
 	na, K := len(a), len(res.U)
-	out := Result{Cost: res.Cost, Pivots: res.Pivots, Sweeps: res.Sweeps}
+	out := Result{Cost: res.Cost, Pivots: res.Pivots, Sweeps: res.Sweeps, Levels: res.Levels}
 	out.U, out.V = make([]float64, na), make([]float64, len(b))
 	for i := range a {
 		out.U[i] = res.U[at[i]]

@@ -19,17 +19,36 @@
 //   - dense: block search over a row-major n x m cost matrix (Solve,
 //     SolveMatrix, SolveOn, and small Euclidean problems);
 //   - sparse, for Euclidean problems with more than 2^18 arcs: the simplex
-//     runs on a sparse arc set, the 8 nearest demands of every supply and
-//     the 8 nearest supplies of every demand plus the arcs of the greedy
-//     start, with costs computed from the coordinates. A pricing sweep
-//     then prices all n*m arcs from the coordinates: a kd-tree over the
-//     demands, holding per subtree the bounding box and the least -pi_j,
-//     bounds c_ij - pi_j from below for a whole subtree, so that far arcs
-//     are skipped without being priced. The sweep either proves the basis
+//     runs on a sparse arc set with costs computed from the coordinates,
+//     coarse to fine. The points are gathered into square cells (of about
+//     four points, doubling level by level) until the coarsest problem is
+//     small; a cell's net mass (its supply less its demand: the distance
+//     is a metric, so mass a cell both supplies and demands stays put) is
+//     a supply or a demand of its level. Each level is solved exactly, and
+//     its optimal basis starts the next finer one: the arcs between the
+//     cells of each coarse basic arc, plus the 2 nearest neighbours of
+//     every node, form the arc set, and a greedy start ships along them in
+//     the order of their reduced costs under the coarse potentials. After
+//     each optimum over the arc set a local sweep prices the arcs near the
+//     basis (from each supply to the demands, and their neighbours, that
+//     the basis joins to it and to its nearest supplies, and likewise for
+//     each demand: optimal plans ship along locally parallel rays) and
+//     adds the improving ones; when it finds none, a pricing sweep prices
+//     all n*m arcs from the coordinates: a kd-tree over the demands,
+//     holding per subtree the bounding box and the least -pi_j, bounds
+//     c_ij - pi_j from below for a whole subtree, so that far arcs are
+//     skipped without being priced. The sweep either proves the level
 //     optimal over all arcs or adds each supply's (at most 4) most
-//     improving arcs, and the simplex resumes from its basis. Memory is
+//     improving arcs, and the simplex resumes from its basis. A level thus
+//     starts about a cell from its optimum, however far the mass travels.
+//     When the coarsest optimum moves the mass less than a point spacing
+//     on average (a prior against its estimate), the finest level is
+//     solved right after it from the 8 nearest neighbours of every node
+//     instead. The basis tree is kept as an Euler tour in blocks with lazy
+//     potential shifts, so that a pivot that moves a large subtree costs
+//     about one shift per block instead of one update per node. Memory is
 //     O((n+m) k) for k arcs per node, never n*m; on the synthetic hotspot
-//     grids two or three sweeps suffice and k stays near 6.
+//     grids k stays near 15.
 //
 // Results are exact up to floating-point rounding: the simplex stops only
 // when every arc's reduced cost, recomputed from freshly built potentials, is

@@ -170,3 +170,87 @@ func FuzzEMD(f *testing.F) {
 		}
 	})
 }
+
+// decodeFar decodes fuzz bytes into a far transport: supplies on a small
+// lattice around the origin, demands on one around an offset of up to 60
+// lattice steps a side (so most mass must travel far, past many cells of
+// every level), some demands mixed in among the supplies, and a bound on
+// the coarsest level small enough for several levels. Missing bytes read
+// as zero.
+func decodeFar(data []byte) (c fuzzCase, coarse int) {
+	k := 0
+	next := func() byte {
+		if k >= len(data) {
+			return 0
+		}
+		k++
+		return data[k-1]
+	}
+	n, m := 1+int(next()%40), 1+int(next()%40)
+	ox, oy := float64(int8(next())%61), float64(int8(next())%61)
+	coarse = 2 + int(next()%64)
+	equal := next()%2 == 0 // equal demands, as from uniform
+	for range n {
+		c.ax = append(c.ax, float64(int8(next())%6))
+		c.ay = append(c.ay, float64(int8(next())%6))
+		c.a = append(c.a, float64(1+next()%16))
+	}
+	for j := range m {
+		x, y := float64(int8(next())%6), float64(int8(next())%6)
+		if j%4 != 3 {
+			x, y = x+ox, y+oy
+		}
+		c.bx, c.by = append(c.bx, x), append(c.by, y)
+		w := float64(1 + next()%16)
+		if equal {
+			w = 1
+		}
+		c.b = append(c.b, w)
+	}
+	normalise(c.a)
+	normalise(c.b)
+	return c, coarse
+}
+
+// FuzzEMDFar: on far transports solved coarse to fine over several levels
+// (a tiny coarsest bound), the distance equals the dense solver's
+// (SolveMatrix, every pair priced) to 1e-9 relative, the certificate
+// checks out on every arc, and SolveCommon on the merged points agrees.
+func FuzzEMDFar(f *testing.F) {
+	f.Add([]byte{})
+	f.Add([]byte{20, 30, 50, 40, 3, 0})
+	f.Add([]byte{39, 39, 60, 196, 10, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13})
+	f.Add([]byte{12, 25, 200, 30, 5, 0, 0, 0, 5, 0, 5, 5, 5, 5, 1, 2, 3, 4, 5, 6, 7, 8, 9})
+	f.Add([]byte{7, 7, 0, 0, 60, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, coarse := decodeFar(data)
+		cost := euclid(c.ax, c.ay, c.bx, c.by)
+		want, err := SolveMatrix(c.a, c.b, cost)
+		if err != nil {
+			t.Fatalf("SolveMatrix: %v", err)
+		}
+		s := Solver{Duals: true, path: pathSparse, coarse: coarse}
+		got, err := s.SolvePoints(c.ax, c.ay, c.a, c.bx, c.by, c.b)
+		if err != nil {
+			t.Fatalf("SolvePoints: %v", err)
+		}
+		if math.Abs(got.Cost-want) > 1e-9*(1+want) {
+			t.Fatalf("coarse to fine (bound %d, %d levels) %.17g, dense %.17g", coarse, got.Levels, got.Cost, want)
+		}
+		if err := certificate(c.a, c.b, euclidCost(c.ax, c.ay, c.bx, c.by), got); err != nil {
+			t.Fatalf("certificate (bound %d, %d levels): %v", coarse, got.Levels, err)
+		}
+		x, y := append(append([]float64(nil), c.ax...), c.bx...), append(append([]float64(nil), c.ay...), c.by...)
+		pa, pb := make([]float64, len(x)), make([]float64, len(x))
+		copy(pa, c.a)
+		copy(pb[len(c.a):], c.b)
+		sc := Solver{path: pathSparse, coarse: coarse}
+		com, err := sc.SolveCommon(x, y, pa, pb)
+		if err != nil {
+			t.Fatalf("SolveCommon: %v", err)
+		}
+		if math.Abs(com.Cost-want) > 1e-9*(1+want) {
+			t.Fatalf("SolveCommon %.17g, dense %.17g", com.Cost, want)
+		}
+	})
+}

@@ -302,15 +302,3 @@ func (s *Solver) diameter() (float64, bool) {
 	}
 	return math.Sqrt(w*w + h*h), true
 }
-
-// solveSparse solves the Euclidean problem in s.sup, s.dem at points
-// s.sx, s.sy and s.dx, s.dy (costs at most maxc) without a cost matrix.
-func (s *Solver) solveSparse(maxc float64) (Result, error) {
-	if err := s.start(maxc); err != nil {
-		return Result{}, err
-	}
-	sp := &s.sparse
-	sp.sx, sp.sy, sp.dx, sp.dy = s.sx, s.sy, s.dx, s.dy
-	sp.initial(&s.net, s.sup, s.dem)
-	return s.simplex(sp, func() int { return sp.sweep(&s.net) })
-}

@@ -169,6 +169,19 @@ func TestPriceBlockSearch(t *testing.T) {
 			}
 			continue
 		}
+		// The sparse pricer reads the Euler tour form of the tree: every
+		// node under the root, the blocks shifting their nodes'
+		// potentials by random integers.
+		var et etour
+		parent := make([]int, n+m+1)
+		for x := range parent {
+			parent[x] = n + m
+		}
+		et.build(parent)
+		for b := range et.lz {
+			et.lz[b] = float64(rng.IntN(5) - 2)
+		}
+		s.et = &et
 		var sp sparse
 		sp.sx, sp.sy = make([]float64, n), make([]float64, n)
 		sp.dx, sp.dy = make([]float64, m), make([]float64, m)
@@ -194,7 +207,7 @@ func TestPriceBlockSearch(t *testing.T) {
 				row[e] = i
 			}
 		}
-		rc := func(e int) float64 { return sp.cost[e] + s.pi[row[e]] - s.pi[n+int(sp.head[e])] }
+		rc := func(e int) float64 { return sp.cost[e] + s.pot(row[e]) - s.pot(n+int(sp.head[e])) }
 		total := len(sp.head)
 		rowEnd := func(e int) bool { return e+1 == sp.start[row[e]+1] }
 		for call := range 6 {

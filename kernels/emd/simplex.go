@@ -34,6 +34,14 @@ const pricingTol = 1e-12
 // Potentials satisfy c + pi[i] - pi[n+j] = 0 on basic real arcs i -> j and
 // pi[x] = pi[root] = 0 on artificial ones; an arc improves when that reduced
 // cost is negative.
+//
+// The tree is kept in one of two forms. The dense solver's (et == nil)
+// threads the nodes in preorder with their depths (tn, rev) and stores the
+// potentials in pi; a pivot updates every node of the subtree it moves.
+// The sparse solver's (et != nil) is an Euler tour in blocks (see etour):
+// the potential of node x is then pi[x] plus its block's shift, and a
+// pivot costs about a block plus one shift per block of the moved subtree.
+// Both forms pivot alike, so they differ only in rounding.
 type network struct {
 	n, m   int
 	eps    float64 // entering threshold: reduced cost < -eps
@@ -43,6 +51,7 @@ type network struct {
 	pi     []float64
 	tn     []tnode // preorder successor and depth of each node
 	rev    []int   // preorder predecessor
+	et     *etour  // the Euler tour form (then tn and rev are unused)
 
 	// Workspace for buildTree and pivots.
 	stem, last, pre, post []int
@@ -158,6 +167,11 @@ func (s *network) buildTree() {
 			}
 		}
 	}
+	if s.et != nil {
+		s.et.build(s.parent)
+		s.refresh()
+		return
+	}
 	for k, x := range order {
 		nx := order[(k+1)%len(order)]
 		s.tn[x].next = nx
@@ -166,9 +180,14 @@ func (s *network) buildTree() {
 	s.refresh()
 }
 
-// refresh recomputes depths and potentials from scratch along the thread,
-// removing the rounding drift that accumulates in subtree shifts.
+// refresh recomputes depths and potentials from scratch along the thread
+// (or the tour), removing the rounding drift that accumulates in subtree
+// shifts.
 func (s *network) refresh() {
+	if s.et != nil {
+		s.etRefresh()
+		return
+	}
 	n, m := s.n, s.m
 	root := n + m
 	s.pi[root], s.tn[root].depth = 0, 0
@@ -199,22 +218,16 @@ func (s *network) pivot(i, j int, c float64) {
 	n := s.n
 	root := n + s.m
 	k, l := i, n+j
-	rc := c + s.pi[k] - s.pi[l]
-	parent, tn, flow := s.parent, s.tn, s.flow
-
-	// Apex of the cycle closed by the arc.
-	u, v := k, l
-	for u != v {
-		switch {
-		case tn[u].depth > tn[v].depth:
-			u = parent[u]
-		case tn[v].depth > tn[u].depth:
-			v = parent[v]
-		default:
-			u, v = parent[u], parent[v]
-		}
+	parent, flow := s.parent, s.flow
+	var rc float64
+	var join int // apex of the cycle closed by the arc
+	if s.et != nil {
+		rc = c + s.pot(k) - s.pot(l)
+		join = s.apexMarks(k, l)
+	} else {
+		rc = c + s.pi[k] - s.pi[l]
+		join = s.apexDepth(k, l)
 	}
-	join := u
 
 	// Flow goes k -> l, up from l to the apex and down from the apex to k.
 	// Arcs pointing against that direction block: on k's side a supply's
@@ -272,7 +285,29 @@ func (s *network) pivot(i, j int, c float64) {
 	if outOnL {
 		uIn, vIn, sigma = l, k, rc
 	}
-	s.rehang(uIn, vIn, out, c, delta, sigma)
+	if s.et != nil {
+		s.etRehang(uIn, vIn, out, c, delta, sigma)
+	} else {
+		s.rehang(uIn, vIn, out, c, delta, sigma)
+	}
+}
+
+// apexDepth is the apex of the cycle that arc k - l closes, by depths: the
+// deeper end walks up until the two meet.
+func (s *network) apexDepth(k, l int) int {
+	parent, tn := s.parent, s.tn
+	u, v := k, l
+	for u != v {
+		switch {
+		case tn[u].depth > tn[v].depth:
+			u = parent[u]
+		case tn[v].depth > tn[u].depth:
+			v = parent[v]
+		default:
+			u, v = parent[u], parent[v]
+		}
+	}
+	return u
 }
 
 // rehang re-roots the subtree of q at its descendant u (the stem
@@ -385,7 +420,7 @@ func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 		}
 		if s.isBasic(i, j) {
 			if fresh {
-				return pivots, fmt.Errorf("%w: basic arc priced at %g", errNumeric, c+s.pi[i]-s.pi[s.n+j])
+				return pivots, fmt.Errorf("%w: basic arc priced at %g", errNumeric, c+s.potential(i)-s.potential(s.n+j))
 			}
 			s.refresh()
 			fresh = true
@@ -398,6 +433,14 @@ func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 		pivots++
 		fresh = false
 	}
+}
+
+// potential is the potential of node x, in either form of the tree.
+func (s *network) potential(x int) float64 {
+	if s.et != nil {
+		return s.pot(x)
+	}
+	return s.pi[x]
 }
 
 // objective is the cost of the current plan (compensated sum).

@@ -43,8 +43,9 @@ type Result struct {
 	Cost   float64   // minimum total cost
 	Flows  []Flow    // optimal plan (Solve and SolveMatrix; the point forms with Duals)
 	U, V   []float64 // dual potentials (with Duals; nil otherwise)
-	Pivots int       // simplex pivots done
-	Sweeps int       // pricing sweeps over all arcs (sparse solver; 0 otherwise)
+	Pivots int       // simplex pivots done (on all levels)
+	Sweeps int       // pricing sweeps over all arcs (sparse solver, all levels; 0 otherwise)
+	Levels int       // levels solved coarse to fine (sparse solver; 0 otherwise)
 }
 
 // Solver solves transport problems, reusing its work space between calls.
@@ -64,6 +65,10 @@ type Solver struct {
 	dense  dense
 	sparse sparse
 	path   int // pathAuto, or a forced path for the Euclidean problems (tests)
+	coarse int // n*m bound of the sparse solver's coarsest level (tests; 0: coarseArcs)
+	// wrap, when not nil, wraps the sparse solver's pricer on each level
+	// of masses sup and dem (tests).
+	wrap   func(pr pricer, sup, dem []float64) pricer
 	cost   []float64
 	sup    []float64
 	dem    []float64
@@ -73,6 +78,20 @@ type Solver struct {
 	dx, dy []float64
 	ctree  kdTree // demands, for the potentials of the certificate
 	h      kbest
+
+	// The sparse solver's tree, levels and coarse-to-fine start.
+	tour     etour
+	levels   []level
+	cells    [6][]int32
+	cellIdx  map[uint64]int32
+	acc      []float64
+	nodeCell []int32
+	cellPi   []float64
+	basis    []arcPair
+	coarsePi []float64
+	seedBuf  []arcPair
+	keys     []float64
+	spacing  float64 // typical distance between neighbouring points
 }
 
 // DefaultMaxPivots is the pivot cap for n supplies and m demands: far above
@@ -266,6 +285,7 @@ func (s *Solver) start(maxc float64) error {
 		return fmt.Errorf("emd: largest |cost| %v is too large for %d x %d points", maxc, n, m)
 	}
 	s.net.reset(n, m, maxc)
+	s.net.et = nil
 	return nil
 }
 

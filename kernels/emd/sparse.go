@@ -5,11 +5,17 @@ import "math"
 // Parameters of the sparse solver (see sparse).
 const (
 	// nearK is how many nearest demands of each supply, and nearest
-	// supplies of each demand, form the starting arc set.
-	nearK = 8
+	// supplies of each demand, form the starting arc set of a level
+	// without a coarser one; nearKSeeded is that number on the levels
+	// that start from a coarser level's arcs (see solveSparse).
+	nearK       = 8
+	nearKSeeded = 2
 	// addPerRow is how many improving arcs of each supply a pricing sweep
-	// adds at most (its most negative ones).
+	// (or a local sweep) adds at most (its most negative ones).
 	addPerRow = 4
+	// localK is how many nearest supplies of each supply, and nearest
+	// demands of each demand, a local sweep looks through.
+	localK = 8
 )
 
 // sparse solves a Euclidean transport problem without a cost matrix: the
@@ -37,6 +43,19 @@ type sparse struct {
 	h            kbest
 	w            []float64 // demand weights: -pi in a sweep, 0 or +Inf (exhausted) in finish
 
+	// Greedy keys: arcs are taken in the order of c + ku[i] - kv[j]
+	// (ku, kv nil: by cost).
+	ku, kv []float64
+	gkey   []float64
+
+	// Local sweeps: the localK nearest supplies of each supply and demands
+	// of each demand (built on first use), basis partners, marks.
+	ssnn, ddnn   []int32
+	spart, dpart adjacency
+	pstart       []int32
+	mark         []int32
+	spare        []arcPair
+
 	// Workspace for the start and for merging arcs.
 	pairs  []arcPair
 	resid  []float64
@@ -59,7 +78,7 @@ func (s *sparse) dist(i, j int) float64 {
 }
 
 // setArcs makes the arc set the given pairs (deduplicated), each row
-// sorted by cost and then demand.
+// sorted by key (the cost, less kv[j] with greedy keys) and then demand.
 func (s *sparse) setArcs(n int, pairs []arcPair) {
 	s.start = grow(s.start, n+1)
 	clear(s.start)
@@ -71,48 +90,53 @@ func (s *sparse) setArcs(n int, pairs []arcPair) {
 	}
 	s.head = grow(s.head, len(pairs))
 	s.cost = grow(s.cost, len(pairs))
+	s.gkey = grow(s.gkey, len(pairs))
 	fill := grow(s.ptr, n)
 	copy(fill, s.start[:n])
 	for _, p := range pairs {
 		k := fill[p.i]
-		s.head[k], s.cost[k] = p.j, s.dist(int(p.i), int(p.j))
+		c := s.dist(int(p.i), int(p.j))
+		s.head[k], s.cost[k], s.gkey[k] = p.j, c, c
+		if s.kv != nil {
+			s.gkey[k] = c - s.kv[p.j]
+		}
 		fill[p.i]++
 	}
-	// Sort each row by (cost, demand) and drop repeats, compacting.
+	// Sort each row by (key, demand) and drop repeats, compacting.
 	w := 0
 	for i := 0; i < n; i++ {
 		lo, hi := s.start[i], s.start[i+1]
 		s.start[i] = w
-		row := rowSorter{s.head[lo:hi], s.cost[lo:hi]}
+		row := rowSorter{s.head[lo:hi], s.cost[lo:hi], s.gkey[lo:hi]}
 		row.sort()
 		for k := range row.head {
 			if k > 0 && row.head[k] == row.head[k-1] {
 				continue
 			}
-			s.head[w], s.cost[w] = row.head[k], row.cost[k]
+			s.head[w], s.cost[w], s.gkey[w] = row.head[k], row.cost[k], row.key[k]
 			w++
 		}
 	}
 	s.start[n] = w
-	s.head, s.cost = s.head[:w], s.cost[:w]
+	s.head, s.cost, s.gkey = s.head[:w], s.cost[:w], s.gkey[:w]
 	s.ptr = fill
 }
 
-// rowSorter sorts one row of arcs by (cost, demand) by insertion: rows
+// rowSorter sorts one row of arcs by (key, demand) by insertion: rows
 // hold a few dozen arcs.
 type rowSorter struct {
-	head []int32
-	cost []float64
+	head      []int32
+	cost, key []float64
 }
 
 func (r rowSorter) sort() {
 	for k := 1; k < len(r.head); k++ {
-		h, c := r.head[k], r.cost[k]
+		h, c, y := r.head[k], r.cost[k], r.key[k]
 		q := k
-		for ; q > 0 && (r.cost[q-1] > c || r.cost[q-1] == c && r.head[q-1] > h); q-- {
-			r.head[q], r.cost[q] = r.head[q-1], r.cost[q-1]
+		for ; q > 0 && (r.key[q-1] > y || r.key[q-1] == y && r.head[q-1] > h); q-- {
+			r.head[q], r.cost[q], r.key[q] = r.head[q-1], r.cost[q-1], r.key[q-1]
 		}
-		r.head[q], r.cost[q] = h, c
+		r.head[q], r.cost[q], r.key[q] = h, c, y
 	}
 }
 
@@ -135,16 +159,20 @@ func (s *sparse) nearest(k int) {
 	}
 }
 
-// initial builds the arc set and the greedy start (t.edges): the nearK
-// nearest neighbours of every node, then the dense solver's matrix-minimum
-// greedy restricted to those arcs (greedy), finished over all arcs for the
-// supplies it leaves over (finish), whose arcs join the set.
-func (s *sparse) initial(t *network, supply, demand []float64) {
+// initial builds the arc set and the greedy start (t.edges): the k
+// nearest neighbours of every node and the seeds, then the dense solver's
+// matrix-minimum greedy restricted to those arcs (greedy, on the keys
+// c + ku[i] - kv[j] when ku and kv are not nil), finished over all arcs
+// for the supplies it leaves over (finish), whose arcs join the set.
+func (s *sparse) initial(t *network, supply, demand []float64, k int, seeds []arcPair, ku, kv []float64) {
 	n, m := t.n, t.m
 	s.stree.build(s.sx, s.sy, nil)
 	s.dtree.build(s.dx, s.dy, nil)
+	s.ssnn, s.ddnn = s.ssnn[:0], s.ddnn[:0]
+	s.ku, s.kv = ku, kv
 	s.pairs = s.pairs[:0]
-	s.nearest(nearK)
+	s.nearest(k)
+	s.pairs = append(s.pairs, seeds...)
 	s.setArcs(n, s.pairs)
 	s.resid = grow(s.resid, n+m)
 	rs, rd := s.resid[:n], s.resid[n:]
@@ -158,26 +186,33 @@ func (s *sparse) initial(t *network, supply, demand []float64) {
 		s.pairs = append(s.pairs, arcPair{int32(e.i), int32(e.j)})
 	}
 	s.setArcs(n, s.pairs)
+	s.ku, s.kv = nil, nil
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(len(s.head)))))
 }
 
 // greedy ships along the arc set's cheapest live arcs (repeatedly as much
 // as possible along the cheapest arc between a supply and a demand that
-// both have mass left), appending the plan's arcs to t.edges; each step
-// exhausts a supply or a demand, so they form a forest. Each supply's
-// cheapest arc to a live demand (rows are sorted by cost) sits in a binary
-// heap; entries made stale by an exhausted demand are refreshed lazily at
-// the top. Supplies whose arcs all lead to exhausted demands are left over
-// with their mass.
+// both have mass left; cheapest by key, see initial), appending the plan's
+// arcs to t.edges; each step exhausts a supply or a demand, so they form a
+// forest. Each supply's cheapest arc to a live demand (rows are sorted by
+// key) sits in a binary heap; entries made stale by an exhausted demand
+// are refreshed lazily at the top. Supplies whose arcs all lead to
+// exhausted demands are left over with their mass.
 func (s *sparse) greedy(t *network, rs, rd []float64) {
 	n := len(rs)
 	ptr := grow(s.ptr, n)
 	copy(ptr, s.start[:n])
 	heap := &s.heap
 	heap.items = heap.items[:0]
+	key := func(i int) float64 {
+		if s.ku != nil {
+			return s.gkey[ptr[i]] + s.ku[i]
+		}
+		return s.gkey[ptr[i]]
+	}
 	heap.less = func(a, b int) bool {
-		ca, cb := s.cost[ptr[a]], s.cost[ptr[b]]
+		ca, cb := key(a), key(b)
 		return ca < cb || ca == cb && a < b
 	}
 	for i := range n {
@@ -266,10 +301,12 @@ func (s *sparse) finish(t *network, rs, rd []float64) {
 
 // price returns an arc of the set with reduced cost < -eps by block
 // search, as dense.price does over the matrix, or i = -1 when a full pass
-// finds none.
+// finds none. The tree is in its Euler tour form: a potential is pi plus
+// the shift of its node's block.
 func (s *sparse) price(t *network) (int, int, float64) {
 	n := t.n
 	pi, piD := t.pi, t.pi[n:]
+	lz, eb, ebD := t.et.lz, t.et.eb, t.et.eb[n:]
 	total := len(s.head)
 	best := -t.eps
 	bestArc, bestRow := -1, 0 // bestRow is set with bestArc
@@ -278,15 +315,17 @@ func (s *sparse) price(t *network) (int, int, float64) {
 	for scanned := 0; scanned < total; {
 		end := s.start[i+1]
 		lim := min(end, e+s.block-inBlock)
-		thr := best - pi[i]
+		pii := pi[i] + lz[eb[i]]
+		thr := best - pii
 		found := false
 		for k := e; k < lim; k++ {
-			if r := s.cost[k] - piD[s.head[k]]; r < thr {
+			j := s.head[k]
+			if r := s.cost[k] - (piD[j] + lz[ebD[j]]); r < thr {
 				thr, bestArc, found = r, k, true
 			}
 		}
 		if found {
-			best, bestRow = thr+pi[i], i
+			best, bestRow = thr+pii, i
 		}
 		cnt := lim - e
 		scanned += cnt
@@ -339,6 +378,9 @@ func (s *sparse) sweep(t *network) int {
 
 // addArcs appends pairs (sorted by supply) to their rows of the arc set.
 func (s *sparse) addArcs(n int, pairs []arcPair) {
+	if len(pairs) == 0 {
+		return
+	}
 	total := len(s.head) + len(pairs)
 	s.nstart = grow(s.nstart, n+1)
 	s.nhead = grow(s.nhead, total)
@@ -360,4 +402,178 @@ func (s *sparse) addArcs(n int, pairs []arcPair) {
 	s.cost, s.ncost = s.ncost, s.cost
 	s.next, s.nextRow = 0, 0
 	s.block = max(16, int(math.Sqrt(float64(total))))
+}
+
+// neighbours returns, in CSR form with localK per point, the localK
+// nearest other points of each point of tr's point set (x, y) (the point
+// itself fills in where there are fewer).
+func (s *sparse) neighbours(dst []int32, tr *kdTree, x, y []float64) []int32 {
+	dst = dst[:0]
+	for p := range x {
+		s.h.reset(localK+1, math.Inf(1))
+		tr.search(x[p], y[p], &s.h)
+		c := 0
+		for _, q := range s.h.idx {
+			if int(q) != p && c < localK {
+				dst = append(dst, q)
+				c++
+			}
+		}
+		for ; c < localK; c++ {
+			dst = append(dst, int32(p))
+		}
+	}
+	return dst
+}
+
+// localSweep prices, for each supply, the arcs to the demands that its
+// basis partners and those of its localK nearest supplies have, and to
+// their localK nearest demands, and for each demand likewise the arcs
+// from the supplies near its own and its nearest demands' partners; it
+// adds each node's (at most addPerRow) most improving ones and returns
+// how many arcs it added. Optimal plans with Euclidean costs ship along
+// locally parallel rays, so the arcs a sweep would add lie mostly among
+// these, and this finds them at a small fraction of a sweep's cost; only
+// sweep proves optimality. Arcs already in the set are never found, since
+// the simplex stopped with none of them below -eps.
+func (s *sparse) localSweep(t *network) int {
+	n, m := t.n, t.m
+	if len(s.ssnn) == 0 {
+		s.ssnn = s.neighbours(s.ssnn, &s.stree, s.sx, s.sy)
+		s.ddnn = s.neighbours(s.ddnn, &s.dtree, s.dx, s.dy)
+	}
+	// The basis partners of each supply and of each demand, in CSR form.
+	s.spart.partners(t, true)
+	s.dpart.partners(t, false)
+	s.mark = grow(s.mark, max(n, m))
+	pi, piD := t.pi, t.pi[n:]
+	s.pairs = s.pairs[:0]
+	// c_ij + pi_i - pi_j < -eps: key c_ij - pi_j below -pi_i - eps for
+	// supply i, key c_ij + pi_i below pi_j - eps for demand j.
+	s.localSide(n, s.ssnn, s.ddnn, &s.spart, func(i int) float64 { return -pi[i] - t.eps },
+		func(i, j int32) float64 { return s.dist(int(i), int(j)) - piD[j] }, false)
+	s.localSide(m, s.ddnn, s.ssnn, &s.dpart, func(j int) float64 { return piD[j] - t.eps },
+		func(j, i int32) float64 { return s.dist(int(i), int(j)) + pi[i] }, true)
+	s.pairs = s.bySupply(n, s.pairs)
+	s.addArcs(n, s.pairs)
+	return len(s.pairs)
+}
+
+// localSide is one side of localSweep: for each of the count nodes a of
+// one side, the nodes of the other side that part (the basis partners)
+// joins to a or to its localK nearest nodes (own), and their localK
+// nearest nodes (other); of those with key(a, b) below thr(a), the (at
+// most addPerRow) least are appended to s.pairs as arcs a -> b, or b -> a
+// when demands is set (a a demand).
+func (s *sparse) localSide(count int, own, other []int32, part *adjacency, thr func(a int) float64, key func(a, b int32) float64, demands bool) {
+	for k := range s.mark {
+		s.mark[k] = -1
+	}
+	for a := range count {
+		s.h.reset(addPerRow, thr(a))
+		try := func(b int32) {
+			if s.mark[b] == int32(a) {
+				return
+			}
+			s.mark[b] = int32(a)
+			if v := key(int32(a), b); v < s.h.sKey {
+				s.h.offer(v, b)
+			}
+		}
+		scan := func(a2 int32) {
+			for _, b2 := range part.of(int(a2)) {
+				try(b2)
+				for _, b := range other[int(b2)*localK : int(b2+1)*localK] {
+					try(b)
+				}
+			}
+		}
+		scan(int32(a))
+		for _, a2 := range own[a*localK : (a+1)*localK] {
+			scan(a2)
+		}
+		for _, b := range s.h.idx {
+			if demands {
+				s.pairs = append(s.pairs, arcPair{b, int32(a)})
+			} else {
+				s.pairs = append(s.pairs, arcPair{int32(a), b})
+			}
+		}
+	}
+}
+
+// bySupply returns pairs sorted by supply (counting sort, stable) without
+// repeats.
+func (s *sparse) bySupply(n int, pairs []arcPair) []arcPair {
+	s.pstart = grow(s.pstart, n+1)
+	clear(s.pstart)
+	for _, p := range pairs {
+		s.pstart[p.i+1]++
+	}
+	for i := range n {
+		s.pstart[i+1] += s.pstart[i]
+	}
+	out := grow(s.spare, len(pairs))
+	for _, p := range pairs {
+		out[s.pstart[p.i]] = p
+		s.pstart[p.i]++
+	}
+	// Drop repeats (the same arc found from both ends).
+	for k := range s.mark {
+		s.mark[k] = -1
+	}
+	w := 0
+	for _, p := range out {
+		if s.mark[p.j] != p.i {
+			s.mark[p.j] = p.i
+			out[w] = p
+			w++
+		}
+	}
+	s.spare = pairs
+	return out[:w]
+}
+
+// adjacency lists the nodes that the basis joins to each supply (or
+// demand) by a real arc, in CSR form.
+type adjacency struct {
+	start, item, fill []int32
+}
+
+// of is the list of node k.
+func (a *adjacency) of(k int) []int32 { return a.item[a.start[k]:a.start[k+1]] }
+
+// partners sets a to the basis partners of the supplies (or demands).
+func (a *adjacency) partners(t *network, supplies bool) {
+	n, m := t.n, t.m
+	cnt := m
+	if supplies {
+		cnt = n
+	}
+	a.start = grow(a.start, cnt+1)
+	clear(a.start)
+	for x := range n + m {
+		if i, j, real := t.arcOf(x); real {
+			if supplies {
+				a.start[i+1]++
+			} else {
+				a.start[j+1]++
+			}
+		}
+	}
+	for k := range cnt {
+		a.start[k+1] += a.start[k]
+	}
+	a.item = grow(a.item, int(a.start[cnt]))
+	a.fill = append(a.fill[:0], a.start[:cnt]...)
+	for x := range n + m {
+		if i, j, real := t.arcOf(x); real {
+			k, v := j, i
+			if supplies {
+				k, v = i, j
+			}
+			a.item[a.fill[k]] = int32(v)
+			a.fill[k]++
+		}
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"privic/datasets"
@@ -28,6 +29,11 @@ const ProbeCommand = "scale-probe"
 //	IBU10      10 IBU iterations from uniform on that channel's report
 //	           distribution q = prior C (the factorised IBU)
 //	EMD        the exact EMD between the prior and the IBU10 estimate
+//	EMDUniform    the exact EMD from the uniform distribution to the
+//	           prior (PRIVIC's cycle 0)
+//	EMDTranspose  the exact EMD from the prior to its reflection on the
+//	           diagonal (both kernels.EMDPair: the peer's far pairs,
+//	           whose mass travels across the city)
 //	Obfuscate  every check-in through the BA channel (one exact
 //	           multinomial per occupied cell), then the empirical report
 //	           distribution
@@ -35,7 +41,9 @@ const ProbeCommand = "scale-probe"
 //
 // Everything a workload needs before it (the city, the BA channel, its
 // report distribution, the IBU estimate) is set-up, timed apart.
-func Kernels() []string { return []string{"BA10", "IBU10", "EMD", "Obfuscate", "TightEps"} }
+func Kernels() []string {
+	return []string{"BA10", "IBU10", "EMD", "EMDUniform", "EMDTranspose", "Obfuscate", "TightEps"}
+}
 
 // request is what one probe measures.
 type request struct {
@@ -166,6 +174,16 @@ func setup(r request) (func() error, error) {
 		return nil, err
 	}
 	g, counts, prior := ds.Grid, ds.Counts, ds.Prior()
+	if pair, ok := strings.CutPrefix(r.Kernel, "EMD"); ok && pair != "" {
+		p, q, err := kernels.EMDPair(g, counts, strings.ToLower(pair))
+		if err != nil {
+			return nil, err
+		}
+		return func() error {
+			_, err := kernels.EMD(g, p, g, q)
+			return err
+		}, nil
+	}
 	ba10 := kernels.BAConfig{Beta: 1, Iterations: 10}
 	if r.Kernel == "BA10" {
 		return func() error {

@@ -1,6 +1,7 @@
 // Package scale is the experiment kind "scale": the time and the peak
-// memory of each kernel (BA10, IBU10, EMD, Obfuscate, TightEps, the
-// workloads of the NumPy/POT peer) against the number of cells, on
+// memory of each kernel (BA10, IBU10, EMD, EMDUniform, EMDTranspose,
+// Obfuscate, TightEps, the workloads of the NumPy/POT peers) against the
+// number of cells, on
 // synthetic hotspot cities of side x side cells, with the slope of a
 // log-log fit per kernel and the largest grid each kernel reaches within
 // a time budget.
@@ -97,7 +98,7 @@ type job struct {
 func (def) About() harness.About {
 	return harness.About{
 		Name:     "scale",
-		Describe: "time and peak memory of each kernel (BA10, IBU10, EMD, Obfuscate, TightEps) against the number of cells, on synthetic hotspot cities, with log-log slopes and the largest grid each reaches in the time budget",
+		Describe: "time and peak memory of each kernel (BA10, IBU10, EMD, EMDUniform, EMDTranspose, Obfuscate, TightEps) against the number of cells, on synthetic hotspot cities, with log-log slopes and the largest grid each reaches in the time budget",
 		Tables:   []string{"scale", "slopes"},
 		Figures:  []string{"scale"},
 		Skips:    true,
@@ -133,21 +134,25 @@ func (def) Plan(p *params) ([]harness.Work[job], error) {
 }
 
 // EstimateBytes bounds the probe's memory (in its own process, but on
-// this machine): the BA channel and its work space (kernels.BAMemory), a
-// few vectors of the grid, and for the EMD the network simplex's costs
+// this machine): the BA channel and its work space (kernels.BAMemory;
+// not for the far EMD pairs), a few vectors of the grid, and for the
+// EMDs the network simplex's costs
 // between the surpluses and the deficits, which the solver caps at
 // emd.MaxArcs arcs (it refuses larger problems before allocating them).
 // Problems above emd.DenseArcs arcs go to the sparse solver, whose arcs
-// grow as O(m k) for k nearest neighbours per cell: emdSparseBytes per
-// cell bounds what it allocated on the hotspot cities (1.0 KiB per cell
-// at 128 x 128, 1.2 KiB at 256 x 256). Measured (results/scale, peak
-// resident memory less the 23 MiB a probe holds before its city): BA10
-// at 1024 x 1024 555 MiB, this says 1.2 GiB.
+// grow as O(m k) for about k = 15 arcs per cell: emdSparseBytes per cell
+// bounds what it held on the hotspot cities (peak resident memory less
+// the 23 MiB a probe holds before its city: the near EMD 1.2 KiB per cell
+// at 256 x 256, the far pairs 2.4 KiB). Measured (results/scale): BA10 at
+// 1024 x 1024 555 MiB, this says 1.2 GiB.
 func (def) EstimateBytes(j job) int64 {
 	g := kernels.Grid{Rows: j.side, Cols: j.side}
 	m := int64(g.Len())
-	b := kernels.BAMemory(g) + 8*8*m
-	if j.kernel == "EMD" {
+	b := 8 * 8 * m
+	if j.kernel != "EMDUniform" && j.kernel != "EMDTranspose" {
+		b += kernels.BAMemory(g) // the far EMD pairs need no channel
+	}
+	if strings.HasPrefix(j.kernel, "EMD") {
 		if arcs := (m / 2) * ((m + 1) / 2); arcs <= emd.DenseArcs {
 			b += 2 * 8 * arcs
 		} else {
@@ -158,7 +163,7 @@ func (def) EstimateBytes(j job) int64 {
 }
 
 // emdSparseBytes is the sparse EMD solver's allowance per cell.
-const emdSparseBytes = 2048
+const emdSparseBytes = 4096
 
 // EstimateCost implements harness.CostEstimator (scheduling only): the
 // larger grids first.

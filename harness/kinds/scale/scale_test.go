@@ -57,6 +57,11 @@ func TestProbeOutcomes(t *testing.T) {
 	if !strings.HasPrefix(r.Status, "over budget: ") || len(r.Seconds) != 0 {
 		t.Errorf("BA10 with no budget: %+v", r)
 	}
+	for _, k := range []string{"EMDUniform", "EMDTranspose"} {
+		if r = probe(request{Kernel: k, Side: 12, Budget: 60, Repeats: 2}, nil); r.Status != "ok" || len(r.Seconds) != 2 {
+			t.Errorf("%s at 12: %+v", k, r)
+		}
+	}
 	r = probe(request{Kernel: "Obfuscate", Side: 20, Budget: 60, Repeats: 3}, nil)
 	if r.Status != "ok" || len(r.Seconds) != 3 {
 		t.Errorf("Obfuscate at 20: %+v", r)
