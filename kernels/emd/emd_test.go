@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -529,4 +530,60 @@ func TestZeroMassDropped(t *testing.T) {
 		t.Fatalf("got %v, want %v", res.Cost, want)
 	}
 	checkPlan(t, a, b, cost, res)
+}
+
+// errAfter is a context whose Err is nil for its first calls calls and
+// context.Canceled after.
+type errAfter struct {
+	context.Context
+	calls int
+}
+
+func (c *errAfter) Err() error {
+	if c.calls--; c.calls < 0 {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestContextStopsTheSimplex: a Solver with a Context checks it at its
+// first pivot and every 1,024 after, on the dense network and on the
+// coarse-to-fine path, and stops with the context's error; a live context
+// changes nothing (same cost and pivots as none).
+func TestContextStopsTheSimplex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, y, p, q := farCase(rng, 3, 40, 40)
+	a, b := randDist(rng, 60, true, false), randDist(rng, 70, true, false)
+	cost := make([]float64, len(a)*len(b))
+	for k := range cost {
+		cost[k] = rng.Float64()
+	}
+	solves := map[string]func(s *Solver) (Result, error){
+		"dense":  func(s *Solver) (Result, error) { return s.SolveMatrix(a, b, cost) },
+		"sparse": func(s *Solver) (Result, error) { s.path = pathSparse; return s.SolveCommon(x, y, p, q) },
+	}
+	for name, solve := range solves {
+		var plain Solver
+		want, err := solve(&plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want.Pivots <= 1024 && name == "sparse" {
+			t.Fatalf("%s: %d pivots, too few to see the second check", name, want.Pivots)
+		}
+		live := Solver{Context: context.Background()}
+		if got, err := solve(&live); err != nil || got.Cost != want.Cost || got.Pivots != want.Pivots {
+			t.Errorf("%s with a live context: %v, %d pivots, %v; want %v, %d pivots", name, got.Cost, got.Pivots, err, want.Cost, want.Pivots)
+		}
+		for calls, at := range map[int]string{0: "after 0 pivots", 1: "after 1024 pivots"} {
+			if calls == 1 && want.Pivots <= 1024 {
+				continue
+			}
+			s := Solver{Context: &errAfter{context.Background(), calls}}
+			_, err := solve(&s)
+			if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), at) {
+				t.Errorf("%s, context done at check %d: %v, want a stop %s", name, calls+1, err, at)
+			}
+		}
+	}
 }

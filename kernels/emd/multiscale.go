@@ -315,6 +315,7 @@ func (s *Solver) optimise(sp *sparse, res *Result, maxp int, sup, dem []float64)
 	if s.wrap != nil {
 		pr = s.wrap(pr, sup, dem)
 	}
+	s.net.ctx = s.Context
 	for {
 		var err error
 		res.Pivots, err = s.net.run(pr, res.Pivots, maxp)

@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -49,9 +50,10 @@ type network struct {
 	acost  []float64 // cost of the basic arc of each node (0 if artificial)
 	flow   []float64
 	pi     []float64
-	tn     []tnode // preorder successor and depth of each node
-	rev    []int   // preorder predecessor
-	et     *etour  // the Euler tour form (then tn and rev are unused)
+	tn     []tnode         // preorder successor and depth of each node
+	rev    []int           // preorder predecessor
+	et     *etour          // the Euler tour form (then tn and rev are unused)
+	ctx    context.Context // Solver.Context (nil: never stops early)
 
 	// Workspace for buildTree and pivots.
 	stem, last, pre, post []int
@@ -402,6 +404,9 @@ func (s *network) rehang(u, v, q int, c, f, sigma float64) {
 	}
 }
 
+// stopCheck masks the pivot counts at which run checks the context.
+const stopCheck = 1<<10 - 1
+
 // run pivots to optimality over the arcs pr prices, at most maxPivots
 // times in all (pivots counts those already done), and returns the new
 // pivot count.
@@ -428,6 +433,11 @@ func (s *network) run(pr pricer, pivots, maxPivots int) (int, error) {
 		}
 		if pivots >= maxPivots {
 			return pivots, fmt.Errorf("%w (%d pivots on %d x %d)", ErrMaxPivots, pivots, s.n, s.m)
+		}
+		if pivots&stopCheck == 0 && s.ctx != nil {
+			if err := s.ctx.Err(); err != nil {
+				return pivots, fmt.Errorf("emd: stopped after %d pivots on %d x %d: %w", pivots, s.n, s.m, err)
+			}
 		}
 		s.pivot(i, j, c)
 		pivots++

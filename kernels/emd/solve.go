@@ -1,6 +1,7 @@
 package emd
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -60,6 +61,10 @@ type Solver struct {
 	// nearest-neighbour query (or, for Solve and SolveMatrix, a pass over
 	// the costs) per entry whose potential the simplex does not give.
 	Duals bool
+	// Context, when not nil, is checked every 1,024 simplex pivots: once
+	// it is done the solve stops with its error (wrapped), so that a
+	// cancelled run does not wait for a large transport to finish.
+	Context context.Context
 
 	net    network
 	dense  dense
@@ -302,6 +307,7 @@ func (s *Solver) simplex(pr pricer, sweep func() int) (Result, error) {
 		maxp = DefaultMaxPivots(n, m)
 	}
 	piv, sweeps := 0, 0
+	s.net.ctx = s.Context
 	for {
 		var err error
 		piv, err = s.net.run(pr, piv, maxp)

@@ -346,6 +346,7 @@ func simulateGroup(ctx context.Context, rng *rand.Rand, p *population, c simConf
 	if err != nil {
 		return nil, err
 	}
+	g.sv.Context = ctx // a stop interrupts the cycle's transports too
 	for t := 1; t <= g.cycles; t++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
