@@ -16,16 +16,18 @@ import (
 // the tree had uncommitted changes; Provenance compares, with git, the
 // files of the packages that compute the result (the kind's package and
 // every package of the module it imports, as `go list -deps` gives them,
-// plus go.mod and go.sum) between that commit and HEAD.
+// plus go.mod and go.sum) between that commit and HEAD. It caches what
+// git and go list say, so HEAD must not move while it is in use.
 type Provenance struct {
 	// Root is the module's root directory (a git checkout).
-	Root string
-	deps map[string][]string // kind package -> module-relative package dirs
+	Root    string
+	deps    map[string][]string    // kind package -> module-relative package dirs
+	changed map[[2]string][]string // (commit, kind package) -> changed files
 }
 
 // NewProvenance returns a Provenance for the module at root.
 func NewProvenance(root string) *Provenance {
-	return &Provenance{Root: root, deps: map[string][]string{}}
+	return &Provenance{Root: root, deps: map[string][]string{}, changed: map[[2]string][]string{}}
 }
 
 // Stale returns warnings about the result in dir, computed by kind k: it
@@ -49,13 +51,17 @@ func (p *Provenance) Stale(ctx context.Context, dir string, k Kind) ([]string, e
 	if !ok || src.Package() == "" {
 		return warn, fmt.Errorf("%s: kind %s does not name its package", dir, k.Name())
 	}
-	dirs, err := p.packageDirs(ctx, src.Package())
-	if err != nil {
-		return warn, err
-	}
-	changed, err := p.changedFiles(ctx, commit, dirs)
-	if err != nil {
-		return warn, err
+	key := [2]string{commit, src.Package()}
+	changed, ok := p.changed[key]
+	if !ok {
+		dirs, err := p.packageDirs(ctx, src.Package())
+		if err != nil {
+			return warn, err
+		}
+		if changed, err = p.changedFiles(ctx, commit, dirs); err != nil {
+			return warn, err
+		}
+		p.changed[key] = changed // results of one commit and kind share it
 	}
 	if len(changed) > 0 {
 		shown := changed
@@ -75,28 +81,53 @@ func short(commit string) string {
 }
 
 // packageDirs lists the module-relative directories of pkg and of the
-// module's packages it imports.
+// module's packages it imports. The first call lists every package of the
+// module with its dependencies in one go list (one call per kind took
+// most of a report's time).
 func (p *Provenance) packageDirs(ctx context.Context, pkg string) ([]string, error) {
-	if d, ok := p.deps[pkg]; ok {
-		return d, nil
+	if p.deps == nil || len(p.deps) == 0 {
+		if err := p.listModule(ctx); err != nil {
+			return nil, err
+		}
 	}
-	out, err := p.command(ctx, "go", "list", "-deps", "-f", "{{if and .Module .Module.Main}}{{.Dir}}{{end}}", pkg)
+	d, ok := p.deps[pkg]
+	if !ok {
+		return nil, fmt.Errorf("go list: package %s is not in the module at %s", pkg, p.Root)
+	}
+	return d, nil
+}
+
+// listModule fills deps for every package of the module.
+func (p *Provenance) listModule(ctx context.Context) error {
+	out, err := p.command(ctx, "go", "list", "-deps", "-f", "{{if and .Module .Module.Main}}{{.ImportPath}}|{{.Dir}}|{{join .Deps \" \"}}{{end}}", "./...")
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var dirs []string
+	dir := map[string]string{} // import path -> module-relative dir
+	deps := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		if line == "" {
+		f := strings.SplitN(line, "|", 3)
+		if len(f) != 3 {
 			continue
 		}
-		rel, err := filepath.Rel(p.Root, line)
+		rel, err := filepath.Rel(p.Root, f[1])
 		if err != nil || strings.HasPrefix(rel, "..") {
 			continue
 		}
-		dirs = append(dirs, filepath.ToSlash(rel))
+		dir[f[0]] = filepath.ToSlash(rel)
+		deps[f[0]] = strings.Fields(f[2])
 	}
-	p.deps[pkg] = dirs
-	return dirs, nil
+	p.deps = map[string][]string{}
+	for pkg, ds := range deps {
+		dirs := []string{dir[pkg]}
+		for _, d := range ds {
+			if r, ok := dir[d]; ok {
+				dirs = append(dirs, r)
+			}
+		}
+		p.deps[pkg] = dirs
+	}
+	return nil
 }
 
 // changedFiles lists the files that differ between commit and HEAD in the

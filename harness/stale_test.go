@@ -64,10 +64,10 @@ func TestProvenance(t *testing.T) {
 		}
 		write("results/exp/manifest.json", `{"format": 1, "name": "exp", "kind": "k", "git_commit": "`+commit+`", "git_dirty": `+d+`}`)
 	}
-	p := harness.NewProvenance(root)
 	stale := func() string {
 		t.Helper()
-		w, err := p.Stale(context.Background(), res, fakeKind{})
+		// A Provenance per check: it caches per commit, with HEAD fixed.
+		w, err := harness.NewProvenance(root).Stale(context.Background(), res, fakeKind{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +97,7 @@ func TestProvenance(t *testing.T) {
 		t.Errorf("numerics changed: warnings %q, want num/num.go only", w)
 	}
 	write("results/exp/manifest.json", `{"format": 1, "name": "exp", "kind": "k", "git_commit": "0123456789abcdef0123456789abcdef01234567"}`)
-	if _, err := p.Stale(context.Background(), res, fakeKind{}); err == nil || !strings.Contains(err.Error(), "not in this clone") {
+	if _, err := harness.NewProvenance(root).Stale(context.Background(), res, fakeKind{}); err == nil || !strings.Contains(err.Error(), "not in this clone") {
 		t.Errorf("unknown commit: error %v", err)
 	}
 }

@@ -122,6 +122,33 @@ func (ws *BAWorkspace) kprod(g Grid, beta float64, logDomain bool) *kprod {
 	return kp
 }
 
+// newBAChannel allocates a BAChannel and its lazy holder together (one
+// allocation for one-off BA calls).
+func newBAChannel(g Grid, beta float64, kp *kprod, logDomain bool) *BAChannel {
+	both := &struct {
+		ch BAChannel
+		lz baLazy
+	}{}
+	both.ch = BAChannel{Grid: g, Beta: beta, kp: kp, lazy: &both.lz, logDomain: logDomain}
+	return &both.ch
+}
+
+// copies returns copies of up to three slices in one allocation, each
+// capped at its own length.
+func copies(src ...[]float64) (out [3][]float64) {
+	n := 0
+	for _, v := range src {
+		n += len(v)
+	}
+	all := make([]float64, n)
+	for i, v := range src {
+		out[i] = all[:len(v):len(v)]
+		copy(out[i], v)
+		all = all[len(v):]
+	}
+	return out
+}
+
 // zFloor is the smallest normaliser Z(x) the linear-domain iteration of a
 // large grid accepts (see BA).
 const zFloor = 1e-260
@@ -154,7 +181,7 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 	large := m >= fftMinCells
 	logDomain := forceLog || (wide && !large)
 	kp := ws.kprod(g, cfg.Beta, logDomain)
-	out := &BAChannel{Grid: g, Beta: cfg.Beta, kp: kp, lazy: &baLazy{}, logDomain: logDomain}
+	out := newBAChannel(g, cfg.Beta, kp, logDomain)
 	// One slab for all buffers (with the direct product's scratch on small
 	// grids): fewer allocations for one-off calls.
 	sl := 0
@@ -179,7 +206,7 @@ func (ws *BAWorkspace) ba(g Grid, prior []float64, cfg BAConfig, forceLog bool) 
 		}
 		// Some Z_t fell below zFloor: restart in the log domain.
 		kp = ws.kprod(g, cfg.Beta, true)
-		*out = BAChannel{Grid: g, Beta: cfg.Beta, kp: kp, lazy: &baLazy{}, logDomain: true}
+		out = newBAChannel(g, cfg.Beta, kp, true)
 	}
 	ws.iterateLog(out, prior, maxIter, converge, cfg.Delta)
 	return out, nil
@@ -247,8 +274,8 @@ func (ws *BAWorkspace) iterate(out *BAChannel, prior []float64, maxIter int, con
 		iz, izPrev = izPrev, iz
 	}
 	out.Iterations = t
-	out.Marginal = append([]float64(nil), c...)
-	out.z = append([]float64(nil), z...)
+	cz := copies(c, z)
+	out.Marginal, out.z = cz[0], cz[1]
 	return true
 }
 
@@ -299,9 +326,8 @@ func (ws *BAWorkspace) iterateLog(out *BAChannel, prior []float64, maxIter int, 
 		lz, lzPrev = lzPrev, lz
 	}
 	out.Iterations = t
-	out.logc = append([]float64(nil), lc...)
-	out.logZ = append([]float64(nil), lz...)
-	out.Marginal = make([]float64, m)
+	cz := copies(lc, lz, lc)
+	out.logc, out.logZ, out.Marginal = cz[0], cz[1], cz[2]
 	for i, v := range lc {
 		out.Marginal[i] = math.Exp(v)
 	}

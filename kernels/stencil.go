@@ -95,19 +95,19 @@ func (s *stencil) len() int { return s.rows * s.cols }
 // the 4x12 and 4x8 kernels), with the least padding and then the fewest
 // blocks: 12 columns per block keep more FMAs in flight.
 func columnBlocks(cols int) []int {
-	best, bestW := []int(nil), 0
+	b12, b8, bestW := 0, 0, -1
 	for n12 := 0; 12*n12 <= cols+11; n12++ {
-		rest := max(0, cols-12*n12)
-		n8 := (rest + 7) / 8
+		n8 := (max(0, cols-12*n12) + 7) / 8
 		w := 12*n12 + 8*n8
-		if best == nil || w < bestW || (w == bestW && n12+n8 < len(best)) {
-			best, bestW = nil, w
-			for range n12 {
-				best = append(best, 12)
-			}
-			for range n8 {
-				best = append(best, 8)
-			}
+		if bestW < 0 || w < bestW || (w == bestW && n12+n8 < b12+b8) {
+			b12, b8, bestW = n12, n8, w
+		}
+	}
+	best := make([]int, b12+b8)
+	for i := range best {
+		best[i] = 8
+		if i < b12 {
+			best[i] = 12
 		}
 	}
 	return best
