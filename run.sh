@@ -18,6 +18,21 @@ need_go() {
 	command -v go >/dev/null 2>&1 || die "Go is not installed (https://go.dev/dl/); it is the only requirement"
 }
 
+# have_cgo tells whether cgo is on and its C compiler present; asked of
+# go env once per run.sh (each go env takes tens of milliseconds).
+CGO_OK=
+have_cgo() {
+	if [ -z "$CGO_OK" ]; then
+		local env
+		env=$(go env CGO_ENABLED CC)
+		CGO_OK=no
+		if [ "$(sed -n 1p <<<"$env")" = "1" ] && command -v "$(sed -n 2p <<<"$env")" >/dev/null 2>&1; then
+			CGO_OK=yes
+		fi
+	fi
+	[ "$CGO_OK" = yes ]
+}
+
 # build compiles the CLI once per invocation into bin/ (git-ignored); go
 # build's cache makes this a no-op when nothing changed.
 # GLPK (Debian's libglpk-dev, through cgo) solves the optimal
@@ -25,8 +40,7 @@ need_go() {
 # cannot reach. It is optional: without it the pure-Go build skips those
 # LPs (the report says so). tags prints the build tags to use.
 have_glpk() {
-	[ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1 &&
-		{ [ -f /usr/include/glpk.h ] || [ -f /usr/local/include/glpk.h ]; }
+	have_cgo && { [ -f /usr/include/glpk.h ] || [ -f /usr/local/include/glpk.h ]; }
 }
 
 # ensure_glpk installs libglpk-dev where it is missing and this shell may
@@ -46,8 +60,7 @@ ensure_glpk() {
 # fastest with it. Optional like GLPK: without it the tests that need it
 # skip and say so.
 have_clp() {
-	[ "$(go env CGO_ENABLED)" = "1" ] && command -v "$(go env CC)" >/dev/null 2>&1 &&
-		{ [ -f /usr/include/coin/Clp_C_Interface.h ] || [ -f /usr/local/include/coin/Clp_C_Interface.h ]; }
+	have_cgo && { [ -f /usr/include/coin/Clp_C_Interface.h ] || [ -f /usr/local/include/coin/Clp_C_Interface.h ]; }
 }
 
 ensure_clp() {
