@@ -89,6 +89,7 @@ import "C"
 
 import (
 	"fmt"
+	"time"
 	"unsafe"
 )
 
@@ -140,9 +141,21 @@ func (c *clpModel) solve(dual bool, seconds float64) error {
 	if dual {
 		d = 1
 	}
-	var iters C.int
-	st := C.privic_clp_solve(c.m, d, C.double(seconds), C.int(stallIterations(C.Clp_getNumRows(c.m), C.Clp_getNumCols(c.m))), &iters)
-	c.iters += int(iters)
+	// CLP times itself in process CPU time, which runs ahead of the wall
+	// clock when other goroutines of the process (other jobs) compute too:
+	// a stop on time (status 3: the last attempt has no iteration cap)
+	// before the wall-clock limit resumes from the basis reached, with the
+	// time left.
+	deadline := time.Now().Add(time.Duration(seconds * float64(time.Second)))
+	var st C.int
+	for left := seconds; ; {
+		var iters C.int
+		st = C.privic_clp_solve(c.m, d, C.double(left), C.int(stallIterations(C.Clp_getNumRows(c.m), C.Clp_getNumCols(c.m))), &iters)
+		c.iters += int(iters)
+		if left = time.Until(deadline).Seconds(); st != 3 || seconds <= 0 || left <= 0 {
+			break
+		}
+	}
 	switch st {
 	case 0:
 		return nil
