@@ -521,3 +521,232 @@ func TestNearTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestNearRule checks the choice between solving every level and going
+// straight from the coarsest level to the finest against its definition:
+// the finest is solved right after the coarsest exactly when the
+// coarsest level's optimum (recomputed here by the dense solver on that
+// level's cells) is below one point spacing times the net mass (the
+// supplies' total once each point's shared mass cancels). The problems
+// move their net mass less or more than a spacing on average: random
+// masses against themselves shifted by one and by six spacings, and a
+// smooth blob shifted by three spacings (little net mass, moved far),
+// each with total mass 1 and 40, in two units of length. Every result
+// equals the dense solver's.
+func TestNearRule(t *testing.T) {
+	rng := rand.New(rand.NewPCG(109, 110))
+	r, c := 30, 30
+	shiftX := func(p []float64, d int) []float64 {
+		q := make([]float64, len(p))
+		for i := d; i < r; i++ {
+			for j := range c {
+				q[i*c+j] = p[(i-d)*c+j]
+			}
+		}
+		normalise(q)
+		return q
+	}
+	blob := make([]float64, r*c)
+	for i := range r {
+		for j := range c {
+			u, v := float64(i)-13.5, float64(j)-14.5
+			blob[i*c+j] = math.Exp(-(u*u + v*v) / (2 * 5 * 5))
+		}
+	}
+	normalise(blob)
+	type pair struct {
+		name string
+		p, q []float64
+	}
+	var pairs []pair
+	for _, d := range []int{1, 6} {
+		p := randDist(rng, r*c, false, false)
+		pairs = append(pairs, pair{fmt.Sprintf("random shifted %d", d), p, shiftX(p, d)})
+	}
+	pairs = append(pairs, pair{"blob shifted 3", blob, shiftX(blob, 3)})
+	direct := 0
+	for _, pr := range pairs {
+		for _, total := range []float64{1, 40} {
+			for _, unit := range []float64{1, 3.5} {
+				x, y := gridPoints(r, c)
+				for k := range x {
+					x[k], y[k] = unit*x[k], unit*y[k]
+				}
+				p, q := slices.Clone(pr.p), slices.Clone(pr.q)
+				for k := range p {
+					p[k], q[k] = total*p[k], total*q[k]
+				}
+				what := fmt.Sprintf("%s, total %v, unit %v", pr.name, total, unit)
+				s := Solver{path: pathSparse, coarse: 64}
+				got, err := s.SolveCommon(x, y, p, q)
+				if err != nil {
+					t.Fatalf("%s: %v", what, err)
+				}
+				levels := len(s.levels) + 1
+				if levels < 3 {
+					t.Fatalf("%s: %d levels", what, levels)
+				}
+				L := &s.levels[levels-2]
+				coarsest, err := (&Solver{path: pathDense}).SolvePoints(L.sx, L.sy, L.sm, L.dx, L.dy, L.dm)
+				if err != nil {
+					t.Fatalf("%s: coarsest level: %v", what, err)
+				}
+				bound := s.spacing * sum(s.sup)
+				if math.Abs(coarsest.Cost-bound) < 1e-6*bound {
+					t.Fatalf("%s: coarsest optimum %v too close to the bound %v to decide", what, coarsest.Cost, bound)
+				}
+				want := levels
+				if coarsest.Cost < bound {
+					want, direct = 2, direct+1
+				}
+				if got.Levels != want {
+					t.Errorf("%s: %d of %d levels solved, want %d (coarsest optimum %v, spacing %v times net mass %v)",
+						what, got.Levels, levels, want, coarsest.Cost, s.spacing, sum(s.sup))
+				}
+				dense, err := (&Solver{path: pathDense}).SolveCommon(x, y, p, q)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if math.Abs(got.Cost-dense.Cost) > 1e-9*dense.Cost {
+					t.Errorf("%s: %.17g, dense %.17g", what, got.Cost, dense.Cost)
+				}
+			}
+		}
+	}
+	if direct == 0 || direct == 4*len(pairs) {
+		t.Fatalf("%d of %d problems went straight to the finest level: the rule went untested", direct, 4*len(pairs))
+	}
+}
+
+// TestKeptBasis: what each level hands to the next finer one is an
+// optimal basis of that level and its potentials. The kept arcs form a
+// forest carrying a plan of the level's masses (unique on a forest:
+// peeled leaf by leaf) whose cost is the level's optimum (the dense
+// solver on the level's cells), they have zero reduced cost, and the
+// potentials are feasible on every arc of the level with a dual value
+// equal to that optimum. Far problems (uniform and reflected), so that
+// every level is solved.
+func TestKeptBasis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(111, 112))
+	kept := 0
+	for trial := range 8 {
+		kind := 2 + trial%2
+		x, y, p, q := farCase(rng, kind, 12+rng.IntN(8), 12+rng.IntN(8))
+		s := Solver{path: pathSparse, coarse: 32}
+		calls := 0
+		var fail error
+		s.wrap = func(pr pricer, sup, dem []float64) pricer {
+			calls++
+			if calls > 1 && fail == nil {
+				// The basis of the level solved last, the one above.
+				L := &s.levels[len(s.levels)-calls+1]
+				if fail = checkKept(&s, L); fail != nil {
+					fail = fmt.Errorf("level %d of %d: %w", len(s.levels)-calls+1, len(s.levels), fail)
+				}
+				kept++
+			}
+			return pr
+		}
+		got, err := s.SolveCommon(x, y, p, q)
+		if err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		if fail != nil {
+			t.Fatalf("trial %d (%s): %v", trial, farKinds[kind], fail)
+		}
+		if got.Levels != len(s.levels)+1 || got.Levels < 3 {
+			t.Fatalf("trial %d: %d of %d levels solved", trial, got.Levels, len(s.levels)+1)
+		}
+	}
+	if kept == 0 {
+		t.Fatal("no basis was handed down")
+	}
+}
+
+// checkKept checks s.basis and s.coarsePi against level L (see
+// TestKeptBasis).
+func checkKept(s *Solver, L *level) error {
+	nc, mc := len(L.sm), len(L.dm)
+	pi := s.coarsePi
+	if len(pi) != nc+mc {
+		return fmt.Errorf("%d potentials for %d nodes", len(pi), nc+mc)
+	}
+	dist := func(i, j int) float64 { return math.Hypot(L.sx[i]-L.dx[j], L.sy[i]-L.dy[j]) }
+	opt, err := (&Solver{path: pathDense}).SolvePoints(L.sx, L.sy, L.sm, L.dx, L.dy, L.dm)
+	if err != nil {
+		return err
+	}
+	tol := 1e-9 * (1 + opt.Cost)
+	// The plan on the forest: peel leaves, each shipping its residual
+	// mass to its only neighbour.
+	adj := make([][]int, nc+mc)
+	for k, b := range s.basis {
+		i, j := int(b.i), int(b.j)
+		if rc := dist(i, j) + pi[i] - pi[nc+j]; math.Abs(rc) > tol {
+			return fmt.Errorf("kept arc %d -> %d has reduced cost %v", i, j, rc)
+		}
+		adj[i], adj[nc+j] = append(adj[i], k), append(adj[nc+j], k)
+	}
+	resid := append(slices.Clone(L.sm), L.dm...)
+	used := make([]bool, len(s.basis))
+	deg := make([]int, nc+mc)
+	var leaves []int
+	for v := range adj {
+		if deg[v] = len(adj[v]); deg[v] == 1 {
+			leaves = append(leaves, v)
+		}
+	}
+	cost, peeled := 0.0, 0
+	for len(leaves) > 0 {
+		v := leaves[len(leaves)-1]
+		leaves = leaves[:len(leaves)-1]
+		if deg[v] != 1 {
+			continue
+		}
+		k := slices.IndexFunc(adj[v], func(k int) bool { return !used[k] })
+		e := adj[v][k]
+		used[e], peeled = true, peeled+1
+		b := s.basis[e]
+		i, j := int(b.i), int(b.j)
+		f, w := resid[v], nc+j
+		if v >= nc {
+			w = i
+		}
+		if f < -tol {
+			return fmt.Errorf("kept arc %d -> %d carries %v", i, j, f)
+		}
+		cost += f * dist(i, j)
+		resid[v], resid[w] = 0, resid[w]-f
+		deg[v]--
+		if deg[w]--; deg[w] == 1 {
+			leaves = append(leaves, w)
+		}
+	}
+	if peeled != len(s.basis) {
+		return fmt.Errorf("the %d kept arcs hold a cycle", len(s.basis))
+	}
+	for v, r := range resid {
+		if math.Abs(r) > tol {
+			return fmt.Errorf("the kept arcs leave mass %v at node %d", r, v)
+		}
+	}
+	if math.Abs(cost-opt.Cost) > tol {
+		return fmt.Errorf("the kept arcs' plan costs %.17g, the level's optimum %.17g", cost, opt.Cost)
+	}
+	dual := 0.0
+	for i, w := range L.sm {
+		dual -= w * pi[i]
+		for j := range mc {
+			if rc := dist(i, j) + pi[i] - pi[nc+j]; rc < -tol {
+				return fmt.Errorf("arc %d -> %d has reduced cost %v under the kept potentials", i, j, rc)
+			}
+		}
+	}
+	for j, w := range L.dm {
+		dual += w * pi[nc+j]
+	}
+	if math.Abs(dual-opt.Cost) > tol {
+		return fmt.Errorf("the kept potentials' dual value %.17g, the level's optimum %.17g", dual, opt.Cost)
+	}
+	return nil
+}

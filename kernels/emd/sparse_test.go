@@ -285,7 +285,8 @@ func checkTour(s *network) error {
 
 // TestBasisInvariants runs both solvers with the basis checked before
 // every pivot, on degenerate problems (unit and equal masses on lattices,
-// where many blocking arcs tie) and on generic ones.
+// where many blocking arcs tie) and on generic ones; the sparse one's
+// result counts the sweeps it made.
 func TestBasisInvariants(t *testing.T) {
 	rng := rand.New(rand.NewPCG(57, 58))
 	for trial := range 60 {
@@ -318,9 +319,13 @@ func TestBasisInvariants(t *testing.T) {
 			s.net.et = &s.tour
 			sp.initial(&s.net, s.sup, s.dem, nearK, nil, nil, nil)
 			pr = &checked{pricer: sp, sup: s.sup, dem: s.dem}
-			_, err := s.simplex(pr, func() int { return sp.sweep(&s.net) })
+			sweeps := 0
+			res, err := s.simplex(pr, func() int { sweeps++; return sp.sweep(&s.net) })
 			if err != nil {
 				t.Fatal(err)
+			}
+			if res.Sweeps != sweeps || sweeps < 1 {
+				t.Fatalf("trial %d: %d sweeps counted, %d done", trial, res.Sweeps, sweeps)
 			}
 		} else {
 			s.cost = euclid(s.sx, s.sy, s.dx, s.dy)
@@ -809,12 +814,14 @@ func TestSparseGreedyTies(t *testing.T) {
 // reduced cost below -eps among the demands that the basis joins to it or
 // to one of its localK nearest supplies and their localK nearest demands,
 // and for each demand likewise from the other side; each arc once, after
-// the arcs already in its row (brute force over those definitions).
+// the arcs already in its row (brute force over those definitions). Up to
+// 40 supplies and demands, and in ten more trials up to 100 (where the
+// candidates of one node are not all those of the ones before it).
 func TestLocalSweep(t *testing.T) {
 	rng := rand.New(rand.NewPCG(93, 94))
 	total := 0
-	for trial := range 30 {
-		s, n, m := randomSparse(rng, 40)
+	for trial := range 40 {
+		s, n, m := randomSparse(rng, 40+60*(trial/30))
 		sp := &s.sparse
 		s.net.et = &s.tour
 		sp.initial(&s.net, s.sup, s.dem, 1, nil, nil, nil)
@@ -906,6 +913,61 @@ func TestLocalSweep(t *testing.T) {
 	}
 	if total < 30 {
 		t.Fatalf("%d arcs added in all: the cases test little", total)
+	}
+}
+
+// TestNeighbours: each point's row holds the localK nearest other points
+// (brute force, compared by distance: ties may pick either), the point
+// itself filling in where there are fewer, also when more than localK
+// other points share its place (then the search may not return the point
+// itself).
+func TestNeighbours(t *testing.T) {
+	rng := rand.New(rand.NewPCG(113, 114))
+	for trial := range 20 {
+		k := 1 + rng.IntN(40)
+		x, y := randPoints(rng, k, trial%2 == 0)
+		if trial%4 < 2 { // localK+3 points more on one of them
+			at := rng.IntN(k)
+			for range localK + 3 {
+				x, y = append(x, x[at]), append(y, y[at])
+			}
+		}
+		var s sparse
+		var tr kdTree
+		tr.build(x, y, nil)
+		got := s.neighbours(nil, &tr, x, y)
+		if len(got) != len(x)*localK {
+			t.Fatalf("trial %d: %d entries for %d points", trial, len(got), len(x))
+		}
+		for p := range x {
+			row := got[p*localK : (p+1)*localK]
+			var want, have []float64
+			for q := range x {
+				if q != p {
+					want = append(want, math.Hypot(x[q]-x[p], y[q]-y[p]))
+				}
+			}
+			slices.Sort(want)
+			want = want[:min(localK, len(want))]
+			seen := map[int32]bool{}
+			for c, q := range row {
+				if int(q) == p {
+					if c < len(want) {
+						t.Fatalf("trial %d: point %d lists itself among %d others", trial, p, len(x)-1)
+					}
+					continue
+				}
+				if seen[q] {
+					t.Fatalf("trial %d: point %d lists %d twice", trial, p, q)
+				}
+				seen[q] = true
+				have = append(have, math.Hypot(x[q]-x[p], y[q]-y[p]))
+			}
+			slices.Sort(have)
+			if !slices.Equal(have, want) {
+				t.Fatalf("trial %d: point %d's neighbours at %v, nearest %v", trial, p, have, want)
+			}
+		}
 	}
 }
 
