@@ -3,6 +3,7 @@ package bavslap
 import (
 	"embed"
 	"fmt"
+	"slices"
 	"strings"
 
 	"privic/harness"
@@ -69,11 +70,19 @@ func cityRows(p *params, city string, cells []*cell, levels []levelRow) [][]stri
 	}
 	facts, _ := paper.Of(city)
 	sig := harness.FormatSig
+	// The winner only where Welch's test with Holm's correction across
+	// the betas separates the two (as the claims decide); a tie otherwise.
+	sx, bs := samples(cells, city, "ba", false)
+	_, ls := samples(cells, city, "lap", false)
+	var won []string
+	if slices.Equal(sx, bx) && len(ls) == len(bs) {
+		won = winners(bs, ls)
+	}
 	var rows [][]string
 	for i, x := range bx {
-		w := "LAP"
-		if by[i] < ly[i] {
-			w = "BA"
+		w := "tie"
+		if i < len(won) && won[i] != "" {
+			w = strings.ToUpper(won[i])
 		}
 		pw := strings.ToUpper(facts.Utility.Winner(x))
 		if facts.Utility.Text == "" || pw == "" {
