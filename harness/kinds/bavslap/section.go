@@ -20,10 +20,10 @@ type sectionData struct {
 	DefectSims                                   int
 	// Paper says whether the spec runs on a dataset of the paper: only
 	// then does the section quote the paper and its reference code.
-	Paper bool
-	Figures                                      []figRef
-	Cities                                       []cityTable
-	Claims                                       []harness.Claim
+	Paper   bool
+	Figures []figRef
+	Cities  []cityTable
+	Claims  []harness.Claim
 }
 
 // figRef is a figure of the section: its file and caption.
