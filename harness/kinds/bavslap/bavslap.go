@@ -20,7 +20,6 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
-	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/kernels"
 )
@@ -80,12 +79,12 @@ func (p *params) Validate() error {
 
 func (p *params) sims(city string) int { return param.Get(p.SimsByCity, city, p.Sims) }
 
-// defectSims is how many simulations of city replay the reference code's
-// defective LAP EMD: ReferenceDefectSims on the paper's datasets, whose
-// Fig. 3 it explains, and none on others (the defect is the reference
-// code's, and says nothing of another dataset).
-func (p *params) defectSims(city string) int {
-	if !paper.Has(city) {
+// defectSims is how many simulations of a dataset replay the reference
+// code's defective LAP EMD: ReferenceDefectSims on the presets (the
+// paper's datasets, whose Fig. 3 it explains), and none on others (the
+// defect is the reference code's, and says nothing of another dataset).
+func (p *params) defectSims(preset bool) int {
+	if !preset {
 		return 0
 	}
 	return p.ReferenceDefectSims
@@ -159,7 +158,7 @@ func (def) EstimateBytes(j job) int64 {
 		b += kernels.DenseChannelMemory(g, g) + kernels.DenseChannelMemory(g, wide)
 	}
 	tables := 1
-	if j.p.defectSims(j.ds.Name) > 0 {
+	if j.p.defectSims(j.ds.Preset) > 0 {
 		tables = 2
 	}
 	return b + emdBytes(g, tables) + 200*10*int64(j.p.sims(j.ds.Name))
@@ -247,7 +246,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 	// Its distance table is as large as the true EMD's: made only when
 	// some simulation measures it.
 	var defectEMD *gridEMD
-	if j.p.defectSims(ds.Name) > 0 {
+	if j.p.defectSims(ds.Preset) > 0 {
 		if defectEMD, err = newGridEMD(g.Widen(j.p.LapWiden), g.Len()); err != nil {
 			return nil, err
 		}
@@ -265,7 +264,7 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 				return nil, fmt.Errorf("%s sim %d: %w", m.name, sim, err)
 			}
 			defect, defectM := "", ""
-			if sim < j.p.defectSims(ds.Name) {
+			if sim < j.p.defectSims(ds.Preset) {
 				// BA's estimate and prior share the base grid, where the
 				// reference code's ground distances are right.
 				d := res.emd

@@ -20,7 +20,7 @@ func checkClaims(p *params, cells []*cell, levels []levelRow) []harness.Claim {
 		}
 	}
 	for _, city := range p.Cities {
-		if p.defectSims(city) > 0 {
+		if p.defectSims(p.IsPreset(city)) > 0 {
 			if c, ok := crossoverClaim(p, city, cells, true); ok {
 				claims = append(claims, c)
 			}

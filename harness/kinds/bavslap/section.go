@@ -95,7 +95,7 @@ func cityRows(p *params, city string, cells []*cell, levels []levelRow) [][]stri
 		def := "-"
 		if i < len(dy) {
 			def = sig(dy[i], 4)
-			if min(p.defectSims(city), p.sims(city)) > 1 {
+			if min(p.defectSims(p.IsPreset(city)), p.sims(city)) > 1 {
 				def += " ± " + sig(de[i], 2)
 			}
 		}
