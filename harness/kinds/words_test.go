@@ -51,23 +51,10 @@ func TestNeutralWordsOnOwnData(t *testing.T) {
 			"paper = [\"elastic\", \"BA is 2·beta-geo-indistinguishable\"]\nfine = [\"elastic\", \"BA is 2·beta-geo-indistinguishable\"]\n" +
 			"[[params.ba_vs_lap]]\ntitle = \"Mine\"\npaper = [\"ba-vs-lap\", \"mine\"]\nfine = [\"ba-vs-lap\", \"mine\"]\n"},
 	}
-	decl, err := os.ReadFile(filepath.Join(mineDir, "datasets.toml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg, err := kinds.Registry(kinds.All()...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var all []*harness.Spec
 	ran := map[string]bool{}
 	for _, sp := range specs {
-		text := "kind = \"" + sp.kind + "\"\n" + string(decl) + "\n[params]\n" + sp.params
-		s, err := reg.Parse(filepath.Join(mineDir, sp.kind+".toml"), []byte(text))
-		if err != nil {
-			t.Fatalf("%s: %v", sp.kind, err)
-		}
-		all = append(all, s)
+		all = append(all, mineSpec(t, sp.kind, sp.params))
 		ran[sp.kind] = true
 	}
 	for _, k := range kinds.All() {
