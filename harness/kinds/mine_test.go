@@ -75,9 +75,9 @@ func mineCounts(t *testing.T) (counts []int, read, dropped int) {
 	return counts, read, dropped
 }
 
-// runMine runs a spec of kind on the fixture's datasets with the given
-// [params] and returns its output directory.
-func runMine(t *testing.T, kind, params string) string {
+// mineSpec parses a spec of kind on the fixture's datasets with the
+// given [params], as if written in testdata/mine/<kind>.toml.
+func mineSpec(t *testing.T, kind, params string) *harness.Spec {
 	t.Helper()
 	decl, err := os.ReadFile(filepath.Join(mineDir, "datasets.toml"))
 	if err != nil {
@@ -90,8 +90,16 @@ func runMine(t *testing.T, kind, params string) string {
 	text := "kind = \"" + kind + "\"\n" + string(decl) + "\n[params]\n" + params
 	s, err := reg.Parse(filepath.Join(mineDir, kind+".toml"), []byte(text))
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", kind, err)
 	}
+	return s
+}
+
+// runMine runs a spec of kind on the fixture's datasets with the given
+// [params] and returns its output directory.
+func runMine(t *testing.T, kind, params string) string {
+	t.Helper()
+	s := mineSpec(t, kind, params)
 	out := t.TempDir()
 	if _, err := harness.Run(context.Background(), []*harness.Spec{s}, harness.RunOptions{Out: out, Jobs: 2}); err != nil {
 		t.Fatal(err)

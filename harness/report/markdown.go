@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"privic/datasets"
 	"privic/harness"
 )
 
@@ -18,6 +19,10 @@ type reportData struct {
 	Facts    [][]string
 	Total    string // total wall and job time
 	Machine  string // where the first manifest ran ("" when none)
+	// Paper says whether some experiment ran on one of the paper's
+	// datasets (onPaperData): only then is the report titled as the
+	// paper's regenerated.
+	Paper bool
 }
 
 // partData is one part of the report: its heading, first line and
@@ -29,7 +34,7 @@ type partData struct {
 }
 
 func markdown(exps []*experiment, parts []partData) (string, error) {
-	d := reportData{Contents: contentsMarker, Parts: parts}
+	d := reportData{Contents: contentsMarker, Parts: parts, Paper: onPaperData(exps)}
 	var want []string // the experiments' headings, in order
 	for i := range d.Parts {
 		for _, x := range d.Parts[i].exps {
@@ -54,6 +59,29 @@ func markdown(exps []*experiment, parts []partData) (string, error) {
 		return "", err
 	}
 	return contents(md, want)
+}
+
+// onPaperData reports whether some experiment ran on one of the paper's
+// datasets: its manifest (the datasets of the report's headings) names
+// a preset's title.
+func onPaperData(exps []*experiment) bool {
+	var titles []string
+	for _, n := range datasets.CityNames() {
+		if c, err := datasets.Lookup(n); err == nil {
+			titles = append(titles, c.Title)
+		}
+	}
+	for _, x := range exps {
+		if x.Manifest == nil {
+			continue
+		}
+		for _, t := range x.Manifest.Datasets {
+			if slices.Contains(titles, t) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // section is an experiment's section under its heading (see nest), with

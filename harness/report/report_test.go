@@ -171,3 +171,41 @@ func TestClaimsMergedAcrossExperiments(t *testing.T) {
 		t.Error("the agreeing checks are not merged into one row")
 	}
 }
+
+// The report is titled as the paper's regenerated only when some
+// experiment ran on one of the paper's datasets (a preset's title among
+// its manifest's datasets); a report of other data has a title and an
+// introduction of its own.
+func TestReportTitleFollowsTheData(t *testing.T) {
+	const paperTitle = "# PRIVIC: the paper's figures, tables and claims, regenerated\n"
+	for _, tc := range []struct {
+		name     string
+		datasets []string
+		paper    bool
+	}{
+		{"own data", []string{"My check-ins (Turin, 500 m cells)"}, false},
+		{"no datasets", nil, false},
+		{"a preset's counts file", []string{"Paris (counts file)"}, false},
+		{"Paris", []string{"Paris"}, true},
+		{"San Francisco beside own data", []string{"Mine", "San Francisco"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			experimentAt(t, dir, "exp", "elastic", "specs/exp.toml", "## Elastic\n\nText.\n", tc.datasets...)
+			if err := Write(dir, nil); err != nil {
+				t.Fatal(err)
+			}
+			b, err := os.ReadFile(filepath.Join(dir, MarkdownFile))
+			if err != nil {
+				t.Fatal(err)
+			}
+			md := string(b)
+			if got := strings.HasPrefix(md, paperTitle); got != tc.paper {
+				t.Errorf("paper title %v, want %v:\n%s", got, tc.paper, md[:strings.Index(md, "## Contents")])
+			}
+			if !tc.paper && strings.Contains(strings.ToLower(md[:strings.Index(md, "## Contents")]), "paper") {
+				t.Errorf("the introduction of a report on other data names the paper:\n%s", md[:strings.Index(md, "## Contents")])
+			}
+		})
+	}
+}

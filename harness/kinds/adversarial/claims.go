@@ -67,8 +67,8 @@ func checkClaims(p *params, pts map[float64][]*point, lap map[float64]island.Loc
 	return []harness.Claim{{
 		Claim: "With adversarial users reporting A, BA puts more and more weight on and around A in the report distribution of an honest user at A, like LAP (Sec. VI, Fig. 11)",
 		Data:  data,
-		Rule: fmt.Sprintf("at each eps level, P(report within %d m of A | true A) (one paper cell) is non-decreasing in the fraction f of fake reports and higher at the largest f than at f = 0: reproduced at every level, partly at some, not reproduced at none%s",
-			verdict.PaperCellM, verdict.Assumed(ds)),
+		Rule: fmt.Sprintf("at each eps level, P(report within %d m of A | true A)%s is non-decreasing in the fraction f of fake reports and higher at the largest f than at f = 0: reproduced at every level, partly at some, not reproduced at none%s",
+			verdict.PaperCellM, verdict.NearWhy(ds), verdict.Assumed(ds)),
 		Simulations: harness.Exact,
 		Evidence:    strings.Join(evW, "; ") + fmt.Sprintf(". Non-decreasing in f, and higher at the largest f than at f = 0, for %d of %d eps levels", monoW, n),
 		Verdict:     v,

@@ -36,6 +36,10 @@ func TestUtilityEMDMatchesIndependentComputation(t *testing.T) {
 	p := def{}.NewParams()
 	p.Sims, p.LapWiden, p.ReferenceDefectSims = 3, 1, 2
 	ds := tinyDataset()
+	// The reference code's defect is replayed on the presets only: the
+	// tiny city stands for one here, and without the mark has no
+	// defective values at all.
+	ds.Preset = true
 	const beta = 0.7
 	key := "city=tiny/beta=0.7"
 	ts, err := def{}.Run(context.Background(), job{p: p, ds: ds, beta: beta}, harness.JobRand(9, key))
@@ -115,6 +119,23 @@ func TestUtilityEMDMatchesIndependentComputation(t *testing.T) {
 	for i, r := range u2.Rows {
 		if strings.Join(r, ",") != strings.Join(util.Rows[i], ",") {
 			t.Errorf("sims=2 row %d = %v, sims=3 gives %v", i, r, util.Rows[i])
+		}
+	}
+	// The same city as a dataset of its own: the same EMDs, and no
+	// defective value (the defect is the reference code's, replayed on the
+	// presets alone).
+	own := tinyDataset()
+	ts3, err := def{}.Run(context.Background(), job{p: p, ds: own, beta: beta}, harness.JobRand(9, key))
+	if err != nil {
+		t.Fatal(err)
+	}
+	u3 := reftest.Table(t, ts3, "utility")
+	for i, r := range u3.Rows {
+		if got, want := reftest.Cell(t, u3, r, "emd"), reftest.Cell(t, util, util.Rows[i], "emd"); got != want {
+			t.Errorf("own dataset row %d: emd %s, the preset's %s", i, got, want)
+		}
+		if s := reftest.Cell(t, u3, r, "emd_reference_defect"); s != "" {
+			t.Errorf("own dataset row %d: emd_reference_defect = %q, want none", i, s)
 		}
 	}
 }

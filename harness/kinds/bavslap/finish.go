@@ -165,9 +165,9 @@ func figure(p *params, city string, file string, cells []*cell) (*plots.Figure, 
 	ss = append(ss, plots.Series{Name: "BA", X: x, Y: y, YErr: e, Style: plots.Style(baStyle)})
 	x, y, e = series(cells, city, "lap", false)
 	ss = append(ss, plots.Series{Name: lapLabel, X: x, Y: y, YErr: e, Style: plots.Style(lapStyle)})
-	if p.ReferenceDefectSims > 0 {
+	if p.defectSims(p.IsPreset(city)) > 0 {
 		x, y, e = series(cells, city, "lap", true)
-		if min(p.ReferenceDefectSims, p.sims(city)) < 2 {
+		if min(p.defectSims(p.IsPreset(city)), p.sims(city)) < 2 {
 			e = nil // one simulation: no spread to show
 		}
 		if len(x) > 0 {

@@ -19,17 +19,24 @@ type sectionData struct {
 	IBUIterations, BAIterations, LapWiden, Betas int
 	LapEps, From, To, Sims                       string
 	DefectSims                                   int
-	Figures                                      []figRef
-	Cities                                       []cityTable
-	Claims                                       []harness.Claim
+	// Paper says whether the spec runs on a dataset of the paper: only
+	// then does the section quote the paper and its reference code.
+	Paper   bool
+	Figures []figRef
+	Cities  []cityTable
+	Claims  []harness.Claim
 }
 
 // figRef is a figure of the section: its file and caption.
 type figRef struct{ File, Caption string }
 
-// cityTable is one city's table of the section.
+// cityTable is one city's table of the section; Paper says whether the
+// paper has the dataset (its winner, and the reference code's LAP value,
+// are then columns of the table).
 type cityTable struct {
 	Title, Cell string
+	Paper       bool
+	Header      []string
 	Rows        [][]string
 }
 
@@ -37,8 +44,8 @@ func section(p *params, cells []*cell, levels []levelRow, claims []harness.Claim
 	betas := p.Beta.Values()
 	d := sectionData{
 		IBUIterations: p.IBUIterations, BAIterations: p.BAIterations, LapWiden: p.LapWiden, Betas: len(betas),
-		LapEps: paper.LapEpsWords(p.LapEpsilon), From: harness.FormatSig(betas[0], 3), To: harness.FormatSig(betas[len(betas)-1], 3),
-		Sims: simsWords(p), DefectSims: p.ReferenceDefectSims, Claims: claims,
+		LapEps: paper.LapEpsWords(p.LapEpsilon, paper.Any(p.Cities...)), From: harness.FormatSig(betas[0], 3), To: harness.FormatSig(betas[len(betas)-1], 3),
+		Sims: simsWords(p), DefectSims: p.ReferenceDefectSims, Claims: claims, Paper: paper.Any(p.Cities...),
 	}
 	for _, city := range p.Cities {
 		file := figureName(p, city)
@@ -51,13 +58,19 @@ func section(p *params, cells []*cell, levels []levelRow, claims []harness.Claim
 			cell = param.CellWords(ds)
 		}
 		d.Figures = append(d.Figures, figRef{file, caption})
-		d.Cities = append(d.Cities, cityTable{Title: p.Title(city), Cell: cell, Rows: cityRows(p, city, cells, levels)})
+		ct := cityTable{Title: p.Title(city), Cell: cell, Paper: paper.Has(city), Rows: cityRows(p, city, cells, levels),
+			Header: []string{"beta", "eps", "BA EMD", "LAP EMD", "winner"}}
+		if ct.Paper {
+			ct.Header = []string{"beta", "eps", "BA EMD", "LAP EMD", "LAP, reference-code EMD", "winner", "paper"}
+		}
+		d.Cities = append(d.Cities, ct)
 	}
 	return harness.RenderFile(templates, "section.md.tmpl", d)
 }
 
 // cityRows are a city's rows: per beta the mean ± sd of both mechanisms,
-// the reference code's LAP value, our winner and the paper's.
+// the reference code's LAP value, our winner and the paper's; on a
+// dataset the paper does not have, the mechanisms and our winner alone.
 func cityRows(p *params, city string, cells []*cell, levels []levelRow) [][]string {
 	bx, by, be := series(cells, city, "ba", false)
 	_, ly, le := series(cells, city, "lap", false)
@@ -91,9 +104,13 @@ func cityRows(p *params, city string, cells []*cell, levels []levelRow) [][]stri
 		def := "-"
 		if i < len(dy) {
 			def = sig(dy[i], 4)
-			if min(p.ReferenceDefectSims, p.sims(city)) > 1 {
+			if min(p.defectSims(p.IsPreset(city)), p.sims(city)) > 1 {
 				def += " ± " + sig(de[i], 2)
 			}
+		}
+		if !paper.Has(city) {
+			rows = append(rows, []string{sig(x, 3), sig(epsBy[x], 4), sig(by[i], 4) + " ± " + sig(be[i], 2), sig(ly[i], 4) + " ± " + sig(le[i], 2), w})
+			continue
 		}
 		rows = append(rows, []string{sig(x, 3), sig(epsBy[x], 4), sig(by[i], 4) + " ± " + sig(be[i], 2),
 			sig(ly[i], 4) + " ± " + sig(le[i], 2), def, w, pw})

@@ -29,12 +29,12 @@ func (f *finish) series(city string, v privic.Variant, ref, est, name string) (p
 type figure struct{ city, file string }
 
 // figureList lists the figures: the paper's Fig. 10a/b of every preset
-// (those this spec does not run are skipped with the reason), then
-// final-emd-<name> for every other dataset of the spec.
+// the spec runs, then final-emd-<name> for every other dataset of the
+// spec.
 func (f *finish) figureList() []figure {
 	var out []figure
 	for _, city := range param.Presets() {
-		if facts, ok := paper.Of(city); ok {
+		if facts, ok := paper.Of(city); ok && slices.Contains(f.p.Cities, city) {
 			out = append(out, figure{city, facts.Fig10})
 		}
 	}
@@ -52,15 +52,11 @@ func (f *finish) fig10() (harness.Figures, error) {
 	var figs harness.Figures
 	for _, fg := range f.figureList() {
 		city, name := fg.city, fg.file
-		if !slices.Contains(f.p.Cities, city) {
-			f.skipped = append(f.skipped, harness.Skip{Figure: name, Reason: city + " is not in this spec's cities"})
-			continue
-		}
 		var series []plots.Series
 		for i, v := range f.p.Variant {
 			ref := f.ownRef(v)
 			label := v.Label()
-			if n := v.Name(); n != "" {
+			if n := v.NameOn(f.p.Cities); n != "" {
 				label = n + " " + label
 			}
 			if sr, ok := f.series(city, v, ref, "last-cycle", label+", last cycle, EMD to "+ref); ok {

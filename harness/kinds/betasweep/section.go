@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/harness/kinds/internal/privic"
 )
@@ -22,6 +23,9 @@ type sectionData struct {
 	Figures             []figRef
 	Cities              []cityTable
 	Claims              []harness.Claim
+	// Paper says whether a dataset of the spec is the paper's: only then
+	// does the section name the paper's figures and what it says of them.
+	Paper bool
 }
 
 // figRef is a figure of the section: its file and caption.
@@ -36,9 +40,9 @@ type cityTable struct {
 }
 
 func (f *finish) section(claims []harness.Claim) (string, error) {
-	d := sectionData{Betas: privic.BetaList(f.betas()), Rounds: f.p.Rounds, Claims: claims}
+	d := sectionData{Betas: privic.BetaList(f.betas()), Rounds: f.p.Rounds, Claims: claims, Paper: paper.Any(f.p.Cities...)}
 	for _, v := range f.p.Variant {
-		d.Variants = append(d.Variants, v.Title())
+		d.Variants = append(d.Variants, v.TitleOn(f.p.Cities))
 	}
 	for _, city := range f.p.Cities {
 		cell := ""

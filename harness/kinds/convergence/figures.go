@@ -84,14 +84,15 @@ func (fs figSpec) caption(p *privic.Protocol) string {
 }
 
 // figureList lists the figures of one kind: the paper's sub-figures
-// (which: Fig7 or Fig89) of every preset and beta, in the paper's order
-// (those this spec does not run are skipped with the reason), then
-// generic-<name>-<beta> for every other dataset of the spec and beta.
+// (which: Fig7 or Fig89) of every preset the spec runs and every beta of
+// the figure, in the paper's order (those at a beta this spec does not
+// run are skipped with the reason), then generic-<name>-<beta> for every
+// other dataset of the spec and beta.
 func (f *finish) figureList(which func(paper.Facts) map[float64]string, generic string) []figSpec {
 	var out []figSpec
 	for _, city := range param.Presets() {
 		facts, ok := paper.Of(city)
-		if !ok {
+		if !ok || !slices.Contains(f.p.Cities, city) {
 			continue
 		}
 		figs := which(facts)

@@ -31,6 +31,9 @@ type sectionData struct {
 	Verdicts            [][]string
 	Final               [][]string
 	Claims              []harness.Claim
+	// Paper says whether a dataset of the spec is the paper's: only then
+	// does the section compare with the paper's figures and tables.
+	Paper bool
 }
 
 // cityPartition is a city whose partition variants stop early.
@@ -54,6 +57,7 @@ func (f *finish) section(claims []harness.Claim) (string, error) {
 		Rounds: f.p.Rounds, Variants: len(f.variants), Betas: privic.BetaList(f.betas()),
 		Default: dv.Label(), DefaultRef: dref, Reference: privic.ReferenceVariant().Label(),
 		Schedules: f.schedules(), LaplaceEps: harness.FormatSig(f.p.LaplaceEps, 3), Alignment: alignment, Claims: claims,
+		Paper: paper.Any(f.p.Cities...),
 	}
 	for _, city := range f.p.Cities {
 		if pt := f.partitionOf(city); pt != nil {

@@ -98,9 +98,18 @@ func (f *finish) compactRows(city string, beta float64) compact {
 	if hasRef {
 		rc = f.curves[curveKey{city, beta, rv, rref}]
 	}
+	withPaper := paperName(city) != ""
 	header := []string{"cycle", "paper N", "paper mean ± sd", "default (" + dv.Label() + ", EMD to " + dref + ")"}
+	if !withPaper {
+		header = header[:1:1]
+		header = append(header, "default ("+dv.Label()+", EMD to "+dref+")")
+	}
 	if rc != nil {
-		header = append(header, "reference code ("+rv.Label()+", EMD to batch)")
+		ref := "reference code"
+		if !withPaper {
+			ref = "reference variant"
+		}
+		header = append(header, ref+" ("+rv.Label()+", EMD to batch)")
 	}
 	last := paperLast(city, beta)
 	if dc != nil {
@@ -114,6 +123,9 @@ func (f *finish) compactRows(city string, beta float64) compact {
 			n = fmt.Sprint(t + 1)
 		}
 		row := []string{fmt.Sprint(t), n, privic.PM(pmv, psd, 5)}
+		if !withPaper {
+			row = row[:1]
+		}
 		m, sd, _ := dc.stat(t)
 		row = append(row, privic.PM(m, sd, 5))
 		if rc != nil {
@@ -129,6 +141,7 @@ func (f *finish) compactRows(city string, beta float64) compact {
 type tableData struct {
 	Title, City, Alignment string
 	Rounds                 int
+	Paper                  bool       // the paper has a table of the city
 	Partition              *partition // nil: partition variants run every cycle
 	Betas                  []betaTable
 }
@@ -153,7 +166,10 @@ func (f *finish) partitionOf(city string) *partition {
 }
 
 func (f *finish) tableData(city string) tableData {
-	d := tableData{Title: paperOr(city), City: f.p.Title(city), Alignment: alignment, Rounds: f.p.Rounds, Partition: f.partitionOf(city)}
+	d := tableData{Title: paperOr(city), City: f.p.Title(city), Rounds: f.p.Rounds, Partition: f.partitionOf(city), Paper: paperName(city) != ""}
+	if d.Paper {
+		d.Alignment = alignment
+	}
 	for _, beta := range f.betas() {
 		bt := betaTable{Beta: privic.BetaText(beta), Compact: f.compactRows(city, beta)}
 		last := paperLast(city, beta)
@@ -171,14 +187,16 @@ func (f *finish) tableData(city string) tableData {
 			m, s, _ := paperStat(city, beta, t)
 			prow = append(prow, privic.PM(m, s, 4))
 		}
-		bt.Rows = append(bt.Rows, prow)
+		if d.Paper {
+			bt.Rows = append(bt.Rows, prow)
+		}
 		for _, v := range f.variants {
 			for _, ref := range f.p.EMDReference {
 				c := f.curves[curveKey{city, beta, v, ref}]
 				if c == nil {
 					continue
 				}
-				row := []string{v.Title(), ref}
+				row := []string{v.TitleOn([]string{city}), ref}
 				for t := 0; t <= last; t++ {
 					m, s, _ := c.stat(t)
 					row = append(row, privic.PM(m, s, 4))

@@ -23,11 +23,14 @@ var templates embed.FS
 
 // sectionData is what section.md.tmpl shows.
 type sectionData struct {
-	Fig1    *fig1Data // nil: no island figure
-	Points  []string  // where the scatters' points came from; none: no scatter
-	Rows    string    // the row policy
-	Grids   [][]string
-	Skipped []harness.Skip
+	Fig1   *fig1Data // nil: no island figure
+	Points []string  // where the scatters' points came from; none: no scatter
+	Rows   string    // the row policy
+	Grids  [][]string
+	// GridHeader is the header of Grids: the paper's text is a column
+	// only when the spec has a preset.
+	GridHeader []string
+	Skipped    []harness.Skip
 	// Figures are the figures of the data, with their captions.
 	Figures []figure
 	// Presets and Others say whether the spec has paper datasets and
@@ -80,7 +83,7 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 	for _, f := range append(scatters, dens...) {
 		d.Figures = append(d.Figures, figure{File: f.Base, Caption: caption(p, f.Base)})
 	}
-	if d.Grids, err = gridRows(p, out); err != nil {
+	if d.GridHeader, d.Grids, err = gridRows(p, out, d.Presets); err != nil {
 		return harness.Section{}, err
 	}
 	md, err := harness.RenderFile(templates, "section.md.tmpl", d)
@@ -321,18 +324,21 @@ func densityFigures(p *params, colour string) (harness.Figures, error) {
 	return figs, nil
 }
 
-// gridRows are the section's grid table: grids.csv beside the paper's
-// text.
-func gridRows(p *params, out *harness.Output) ([][]string, error) {
+// gridRows are the section's grid table: grids.csv, beside the paper's
+// text when the spec has a preset (withPaper).
+func gridRows(p *params, out *harness.Output, withPaper bool) (header []string, rows [][]string, err error) {
+	header = []string{"dataset", "grid (rows x cols)", "cells", "cell size", "check-ins N", "occupied cells", "densest cell", "its share"}
+	if withPaper {
+		header = append(header, "paper's text")
+	}
 	t, err := out.ReadTable("grids")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rd, err := t.Reader("city", "rows", "cols", "cells", "n_checkins", "occupied_cells", "max_cell_row", "max_cell_col", "max_cell_share")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var rows [][]string
 	for i := range t.Rows {
 		city := rd.Str(i, "city")
 		text := "-"
@@ -347,10 +353,14 @@ func gridRows(p *params, out *harness.Output) ([][]string, error) {
 		if ds, err := p.Dataset(city, p.Rows); err == nil {
 			cell = param.CellWords(ds)
 		}
-		rows = append(rows, []string{p.Title(city), rd.Str(i, "rows") + " x " + rd.Str(i, "cols"), rd.Str(i, "cells"), cell, rd.Str(i, "n_checkins"),
-			rd.Str(i, "occupied_cells"), fmt.Sprintf("(%s, %s)", rd.Str(i, "max_cell_row"), rd.Str(i, "max_cell_col")), share, text})
+		row := []string{p.Title(city), rd.Str(i, "rows") + " x " + rd.Str(i, "cols"), rd.Str(i, "cells"), cell, rd.Str(i, "n_checkins"),
+			rd.Str(i, "occupied_cells"), fmt.Sprintf("(%s, %s)", rd.Str(i, "max_cell_row"), rd.Str(i, "max_cell_col")), share}
+		if withPaper {
+			row = append(row, text)
+		}
+		rows = append(rows, row)
 	}
-	return rows, rd.Err()
+	return header, rows, rd.Err()
 }
 
 // atLeast widens a figure of one narrow panel so that its titles fit.

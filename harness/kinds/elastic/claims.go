@@ -126,8 +126,8 @@ func modeMoves(data string, s *island.Setup, levels []*level) harness.Claim {
 	return harness.Claim{
 		Claim: "As eps grows, the location most likely reported by BA for A moves to a densely populated region closer and closer to A (Sec. III-A)",
 		Data:  data,
-		Rule: fmt.Sprintf("the distance in metres from A of BA's most likely report of A, at increasing eps: a step falls when it drops by more than %d m (half a paper cell; smaller moves are within the paper's resolution); "+
-			"reproduced when every step falls, partly when the distance falls overall by more than %d m, not reproduced otherwise%s", verdict.StepM, verdict.StepM, verdict.Assumed(s.DS)),
+		Rule: fmt.Sprintf("the distance in metres from A of BA's most likely report of A, at increasing eps: a step falls when it drops by more than %d m (%s); "+
+			"reproduced when every step falls, partly when the distance falls overall by more than %d m, not reproduced otherwise%s", verdict.StepM, verdict.StepWhy(s.DS), verdict.StepM, verdict.Assumed(s.DS)),
 		Simulations: harness.Exact,
 		Evidence: "BA's most likely report of A: " + strings.Join(modes, "; ") +
 			fmt.Sprintf(". Steps that fall: %d of %d. Expected distance of the report from A (m): %s", falls, max(len(dists)-1, 0), verdict.Nums(expd)),
@@ -147,8 +147,8 @@ func strongB(data string, ds *datasets.Dataset, levels []*level) harness.Claim {
 	return harness.Claim{
 		Claim: "At the strong location B, BA and LAP both conceal the point around its true position (Sec. III-A, Fig. 2b)",
 		Data:  data,
-		Rule: fmt.Sprintf("the most likely report of B under BA and under LAP within %d m of B (one paper cell) at each eps level: reproduced at every level, partly at some, not reproduced at none%s",
-			verdict.PaperCellM, verdict.Assumed(ds)),
+		Rule: fmt.Sprintf("the most likely report of B under BA and under LAP within %d m of B%s at each eps level: reproduced at every level, partly at some, not reproduced at none%s",
+			verdict.PaperCellM, verdict.NearWhy(ds), verdict.Assumed(ds)),
 		Simulations: harness.Exact,
 		Evidence:    strings.Join(ev, "; ") + fmt.Sprintf(". Both modes within %d m of B at %d of %d levels", verdict.PaperCellM, near, len(levels)),
 		Verdict:     harness.CountVerdict(near, len(levels)),

@@ -242,6 +242,7 @@ type sectionData struct {
 	SVDMax             int
 	DesertM            string // the radius of "deserted", metres
 	NearM              int    // the radius of "near", metres
+	TwoBeta            string // the header of the column of 2·beta
 	Channels, Where    [][]string
 	Claims             []harness.Claim
 	// Elastic is the elastic-metric mechanism's table and the sentences
@@ -255,9 +256,13 @@ func section(p *params, s *island.Setup, levels []*level, claims []harness.Claim
 	d := sectionData{
 		City: p.Title(p.City), Island: p.Island.Describe(s.DS), Cell: param.CellWords(s.DS), Figures: figureFiles(p),
 		Preset: p.IsPreset(p.City), N: s.DS.N, Rows: g.Rows, Cols: g.Cols,
-		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon), LapWiden: p.LapWiden,
+		A: p.A.Cell, B: p.B.Cell, BAIterations: p.BAIterations, LapEps: paper.LapEpsWords(p.LapEpsilon, p.IsPreset(p.City)), LapWiden: p.LapWiden,
 		WideRows: g.Rows + 2*p.LapWiden, WideCols: g.Cols + 2*p.LapWiden, BaseDomain: p.FigureDomain == "base",
 		Claims: claims, SVDMax: island.SVDMaxCells, DesertM: harness.FormatSig(p.DesertRadiusM, 4), NearM: verdict.PaperCellM,
+		TwoBeta: "eps = 2·beta",
+	}
+	if d.Preset {
+		d.TwoBeta = "paper eps = 2·beta"
 	}
 	sig := harness.FormatSig
 	for _, l := range levels {

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 )
 
@@ -33,8 +34,11 @@ type sectionData struct {
 	// LPWords says how the optimal mechanism was solved; Coarse whether
 	// on blocks for some city; LPSolves and Optimum summarise its solves
 	// and compare it with the others (whole grids only).
-	LPWords           string
-	Coarse            bool
+	LPWords string
+	Coarse  bool
+	// Paper says whether a dataset of the spec is the paper's: only then
+	// does the section quote the LP's times on the paper's cities.
+	Paper             bool
 	LPSolves, Optimum []string
 	Skipped, Jumps    []string
 	Cities            []citySection
@@ -61,7 +65,7 @@ func section(p *params, cells []*cell, cals []calRow, wins []winner, solves []lp
 	d := sectionData{Mechanisms: p.Mechanisms, Method: p.CalibrationMethod, Tol: harness.FormatSig(p.CalibrationTol, 3),
 		Calibrations: calList(p), Sims: p.Sims, IBUIterations: p.IBUIterations, LapWiden: p.LapWiden,
 		Points:  map[string]string{"uniform": "uniformly in its cell", "centre": "at its cell's centre"}[p.PlanarPoint],
-		LPWords: lpParagraph(p), LPSolves: lpWords(solves), Optimum: optimumWords(p, cells)}
+		LPWords: lpParagraph(p), LPSolves: lpWords(solves), Optimum: optimumWords(p, cells), Paper: paper.Any(p.Cities...)}
 	for _, c := range p.Cities {
 		d.Coarse = d.Coarse || p.coarsen(c) > 1
 	}

@@ -53,8 +53,12 @@ type pairData struct {
 
 // metres reads the pairs' tables and puts them in metres.
 type metres struct {
-	root    string
-	p       *Params
+	root string
+	p    *Params
+	// coarse names the pairs' coarse side in the section's prose and
+	// headers: "paper" when the comparison is about the paper's grids
+	// (Params.aboutPaper), "coarse" otherwise.
+	coarse  string
 	table   *harness.Table
 	skipped []harness.Skip
 
@@ -62,8 +66,21 @@ type metres struct {
 }
 
 func newMetres(root string, p *Params) *metres {
-	return &metres{root: root, p: p, table: harness.NewTable("in_metres",
+	coarse := "coarse"
+	if p.aboutPaper() {
+		coarse = paperGrid
+	}
+	return &metres{root: root, p: p, coarse: coarse, table: harness.NewTable("in_metres",
 		"study", "title", "grid", "experiment", "dataset", "cell_m", "x_name", "x", "series", "value_name", "value_m")}
+}
+
+// gridWords names the coarse side in prose: "paper's grid" or "coarse
+// grid".
+func (m *metres) gridWords() string {
+	if m.coarse == paperGrid {
+		return "paper's grid"
+	}
+	return m.coarse + " grid"
 }
 
 // all reads every pair.
@@ -408,7 +425,7 @@ func (m *metres) figures() (harness.Figures, []harness.Skip) {
 		}
 	}
 	if skip := addPanels(&figs, "privic-metres", "PRIVIC's EMD per cycle at both resolutions, in metres", panels, 2,
-		"no privic pair has results on the paper's grid"); skip != nil {
+		"no privic pair has results on the "+m.gridWords()); skip != nil {
 		skipped = append(skipped, *skip)
 	}
 	return figs, skipped

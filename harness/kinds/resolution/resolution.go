@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 )
 
@@ -188,6 +189,26 @@ func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) 
 		}
 	}
 	return []harness.Table{*t}, nil
+}
+
+// aboutPaper reports whether the comparison is about the paper: a claim
+// names the paper's dataset it is checked on (paper_data), or a pair's
+// coarse side is one of the paper's datasets. Only then does the section
+// call the coarse side the paper's grid and say what the paper checks.
+func (p *Params) aboutPaper() bool {
+	for _, c := range p.Claims {
+		if c.PaperData != "" {
+			return true
+		}
+	}
+	for _, g := range p.groups() {
+		for _, pr := range g.pairs {
+			if len(pr.Paper) == 2 && paper.Has(pr.Paper[1]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 type group struct {

@@ -197,8 +197,11 @@ func TestFinish(t *testing.T) {
 	for _, s := range []string{
 		"## At finer resolution",
 		"| X | Town | **reproduced** (`coarse`) | **not reproduced** (`fine`) | weaker at fine resolution |",
-		"- **X** (Town): **reproduced** on the paper's grid (coarse), **not reproduced** at fine resolution (fine): weaker at fine resolution.",
-		"  - Paper's grid: coarse evidence\n  - Fine grid: fine evidence",
+		// Town is none of the paper's datasets, and no claim names one
+		// (paper_data): the coarse side is the coarse grid.
+		"| claim | data | coarse grid | fine grid | change |",
+		"- **X** (Town): **reproduced** on the coarse grid (coarse), **not reproduced** at fine resolution (fine): weaker at fine resolution.",
+		"  - Coarse grid: coarse evidence\n  - Fine grid: fine evidence",
 		"| 1 | 1000 | 1500 | BA | 700 | 500 | LAP |",
 		"| Town | 1 | 2 | 1500 | 500 | 0.333 | 2 | 3000 | 2000 | 0.667 |",
 		"absent/claims.csv is not in the results", "4 claims compared: 1 keep their verdict, 0 are stronger and 1 weaker",
@@ -209,6 +212,29 @@ func TestFinish(t *testing.T) {
 	}
 	if len(sec.Figures) != 2 {
 		t.Errorf("%d figures, want 2", len(sec.Figures))
+	}
+}
+
+// TestAboutPaper: the comparison is the paper's when a claim names the
+// paper's dataset it is checked on (paper_data) or a pair's coarse side
+// is a preset, and only then.
+func TestAboutPaper(t *testing.T) {
+	pair := func(coarse string) []Pair {
+		return []Pair{{Title: "t", Paper: []string{"e", coarse}, Fine: []string{"f", "town50"}}}
+	}
+	for _, tc := range []struct {
+		name string
+		p    Params
+		want bool
+	}{
+		{"own data", Params{Claims: []ClaimSpec{{Claim: "c", City: "Town"}}, BAvsLAP: pair("town")}, false},
+		{"paper_data", Params{Claims: []ClaimSpec{{Claim: "c", City: "Paris", PaperData: "Paris"}}}, true},
+		{"a pair on sf", Params{Claims: []ClaimSpec{{Claim: "c", City: "SF"}}, PRIVIC: pair("sf")}, true},
+		{"a pair on paris", Params{Mechanisms: pair("paris")}, true},
+	} {
+		if got := tc.p.aboutPaper(); got != tc.want {
+			t.Errorf("%s: aboutPaper = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -14,18 +14,23 @@ import (
 func section(p *Params, rows []Row, m *metres) string {
 	var b strings.Builder
 	b.WriteString("## At finer resolution\n\n")
-	b.WriteString("The paper checks its claims on grids of about 480 m (Paris) and 500 m (San Francisco) cells. ")
-	b.WriteString("Here each claim is checked again on the raw check-ins of the same regions gridded much finer, ")
-	b.WriteString("with every beta and epsilon scaled by the ratio of the cell sides, so that the privacy per metre is the paper's. ")
+	paperWords := m.coarse == paperGrid
+	if paperWords {
+		b.WriteString("The paper checks its claims on grids of about 480 m (Paris) and 500 m (San Francisco) cells. ")
+		b.WriteString("Here each claim is checked again on the raw check-ins of the same regions gridded much finer, ")
+		b.WriteString("with every beta and epsilon scaled by the ratio of the cell sides, so that the privacy per metre is the paper's. ")
+	} else {
+		b.WriteString("Each claim is checked on a coarse grid and again on a fine one, as the experiments named below ran them. ")
+	}
 	b.WriteString("Distances (EMD, distortion, expected distance of a report) are in metres, so the two resolutions compare. ")
 	b.WriteString("Cell sides: " + cellList(p) + ".\n\n")
 
 	b.WriteString("### Verdicts at both resolutions\n\n")
 	tr := make([][]string, len(rows))
 	for i, r := range rows {
-		tr[i] = []string{r.Claim, r.City, cell(r.Paper), cell(r.Fine), r.Change}
+		tr[i] = []string{r.Claim, r.City, cell(r.Paper, m.notChecked()), cell(r.Fine, m.notChecked()), r.Change}
 	}
-	b.WriteString(harness.MarkdownTable([]string{"claim", "data", "paper's grid", "fine grid", "change"}, tr))
+	b.WriteString(harness.MarkdownTable([]string{"claim", "data", m.gridWords(), "fine grid", "change"}, tr))
 	b.WriteString("\n")
 	counts := map[string]int{}
 	for _, r := range rows {
@@ -37,7 +42,11 @@ func section(p *Params, rows []Row, m *metres) string {
 
 	b.WriteString("### Where the verdict changes with resolution\n\n")
 	b.WriteString("Each experiment judges a claim by the same rule at both resolutions, stated in the claim's own units: ")
-	b.WriteString("distances in metres (one paper cell is 500 m), comparisons of means by Welch's test over the simulations, ")
+	if paperWords {
+		b.WriteString("distances in metres (one paper cell is 500 m), comparisons of means by Welch's test over the simulations, ")
+	} else {
+		b.WriteString("distances in metres, comparisons of means by Welch's test over the simulations, ")
+	}
 	b.WriteString("singular values against each matrix's own floating-point noise floor. ")
 	b.WriteString("An undecided verdict is not a failure: the evidence cannot decide the rule, and its reason says why.\n\n")
 	changed := 0
@@ -46,10 +55,10 @@ func section(p *Params, rows []Row, m *metres) string {
 			continue
 		}
 		changed++
-		fmt.Fprintf(&b, "- **%s** (%s): %s on the paper's grid (%s), %s at fine resolution (%s): %s.\n"+
-			"  - Rule: %s\n  - Paper's grid: %s\n  - Fine grid: %s\n",
-			r.Claim, r.City, verdictWords(r.Paper), r.Paper.Experiment, verdictWords(r.Fine), r.Fine.Experiment, r.Change,
-			oneLine(r.Fine.Rule), oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
+		fmt.Fprintf(&b, "- **%s** (%s): %s on the %s (%s), %s at fine resolution (%s): %s.\n"+
+			"  - Rule: %s\n  - %s: %s\n  - Fine grid: %s\n",
+			r.Claim, r.City, verdictWords(r.Paper), m.gridWords(), r.Paper.Experiment, verdictWords(r.Fine), r.Fine.Experiment, r.Change,
+			oneLine(r.Fine.Rule), upperFirst(m.gridWords()), oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
 	}
 	if changed == 0 {
 		b.WriteString("No claim changes its verdict.\n")
@@ -70,7 +79,10 @@ func section(p *Params, rows []Row, m *metres) string {
 	if len(only) > 0 {
 		b.WriteString("### Checked at fine resolution only\n\n")
 		for _, r := range only {
-			why := "the paper checks it on another dataset only"
+			why := "the " + m.coarse + " grid's experiments check it on another dataset only"
+			if paperWords {
+				why = "the paper checks it on another dataset only"
+			}
 			if r.Paper.Missing != "" {
 				why = r.Paper.Missing
 			}
@@ -89,8 +101,8 @@ func section(p *Params, rows []Row, m *metres) string {
 	if len(same) > 0 {
 		b.WriteString("### Evidence of the claims that keep their verdict\n\n")
 		for _, r := range same {
-			fmt.Fprintf(&b, "- **%s** (%s), %s at both resolutions.\n  - Rule: %s\n  - Paper's grid (%s): %s\n  - Fine grid (%s): %s\n",
-				r.Claim, r.City, verdictWords(r.Fine), oneLine(r.Fine.Rule), r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
+			fmt.Fprintf(&b, "- **%s** (%s), %s at both resolutions.\n  - Rule: %s\n  - %s (%s): %s\n  - Fine grid (%s): %s\n",
+				r.Claim, r.City, verdictWords(r.Fine), oneLine(r.Fine.Rule), upperFirst(m.gridWords()), r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
 		}
 		b.WriteString("\n")
 	}
@@ -119,9 +131,27 @@ func cellList(p *Params) string {
 	return strings.Join(parts, ", ")
 }
 
-// cell is a verdict cell of the table.
-func cell(f Found) string {
-	if s, ok := noVerdict(f, "not checked by the paper here"); ok {
+// notChecked stands for the coarse side's verdict of a claim checked at
+// fine resolution only.
+func (m *metres) notChecked() string {
+	if m.coarse == paperGrid {
+		return "not checked by the paper here"
+	}
+	return "not checked here"
+}
+
+// upperFirst capitalises s's first letter.
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// cell is a verdict cell of the table; notChecked stands for a side that
+// does not check the claim.
+func cell(f Found, notChecked string) string {
+	if s, ok := noVerdict(f, notChecked); ok {
 		return s
 	}
 	return fmt.Sprintf("%s (`%s`)", verdictWords(f), f.Experiment)
@@ -223,7 +253,7 @@ func better(ba, lap float64, ok bool) string {
 func (m *metres) writeBAvsLAP(b *strings.Builder) {
 	writePairs(b, "**BA vs LAP (Fig. 3)**: mean EMD of the IBU estimate to the prior, LAP at BA's tight epsilon, at the same beta per km.\n\n"+
 		"![BA vs LAP at both resolutions](ba-vs-lap-metres.png)\n\n", m.bavslap,
-		[]string{"beta per km", "paper BA (m)", "paper LAP (m)", "paper: better", "fine BA (m)", "fine LAP (m)", "fine: better"},
+		[]string{"beta per km", m.coarse + " BA (m)", m.coarse + " LAP (m)", m.coarse + ": better", "fine BA (m)", "fine LAP (m)", "fine: better"},
 		func(d pairData) (rows [][]string) {
 			for _, xy := range matched(d, "ba", "ba") {
 				pb, ok1 := value(d.Paper.Curves, "ba", xy[0])
@@ -273,15 +303,15 @@ func (m *metres) writePRIVIC(b *strings.Builder) {
 		}
 	}
 	if len(rows) > 0 {
-		b.WriteString(harness.MarkdownTable([]string{"variant and data", "beta per km", "paper: cycles", "paper: cycle 1 (m)",
-			"paper: last (m)", "paper: last/first", "fine: cycles", "fine: cycle 1 (m)", "fine: last (m)", "fine: last/first"}, rows))
+		b.WriteString(harness.MarkdownTable([]string{"variant and data", "beta per km", m.coarse + ": cycles", m.coarse + ": cycle 1 (m)",
+			m.coarse + ": last (m)", m.coarse + ": last/first", "fine: cycles", "fine: cycle 1 (m)", "fine: last (m)", "fine: last/first"}, rows))
 		b.WriteString("\n")
 	}
 }
 
 func (m *metres) writeSweep(b *strings.Builder) {
 	writePairs(b, "**Beta sweep (Fig. 10)**: mean EMD to the prior after the last cycle.\n\n", m.sweep,
-		[]string{"beta per km", "paper (m)", "fine (m)", "fine / paper"},
+		[]string{"beta per km", m.coarse + " (m)", "fine (m)", "fine / " + m.coarse},
 		func(d pairData) (rows [][]string) {
 			for _, xy := range matched(d, "last-cycle", "last-cycle") {
 				pv, _ := value(d.Paper.Curves, "last-cycle", xy[0])
@@ -320,8 +350,8 @@ func (m *metres) writeElastic(b *strings.Builder) {
 			}
 			rows = append(rows, row)
 		}
-		writePairTable(b, d, []string{"beta per km", "paper BA dist (m)", "paper BA P(deserted)", "paper LAP dist (m)",
-			"paper LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows)
+		writePairTable(b, d, []string{"beta per km", m.coarse + " BA dist (m)", m.coarse + " BA P(deserted)", m.coarse + " LAP dist (m)",
+			m.coarse + " LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows)
 	}
 }
 
@@ -330,7 +360,7 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 		return
 	}
 	b.WriteString("**Mechanisms' frontier**: EMD and average distortion in metres at the same tight epsilon per km or the same distortion in metres. " +
-		"Mechanisms meet by their full names: the optimal mechanism's LP on blocks of the fine grid (`-coarseK`) is another mechanism than its LP on the whole paper grid.\n\n")
+		"Mechanisms meet by their full names: the optimal mechanism's LP on blocks of the fine grid (`-coarseK`) is another mechanism than its LP on the whole " + m.coarse + " grid.\n\n")
 	for _, d := range m.mech {
 		if missingNote(b, d) {
 			continue
@@ -340,7 +370,7 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 		for _, sd := range []struct {
 			name     string
 			own, oth side
-		}{{"paper's grid", d.Paper, d.Fine}, {"fine grid", d.Fine, d.Paper}} {
+		}{{m.gridWords(), d.Paper, d.Fine}, {"fine grid", d.Fine, d.Paper}} {
 			for _, ps := range sortedSeries(sd.own.Curves) {
 				if name, ok := strings.CutSuffix(ps, " emd_m"); ok && sd.oth.Curves[ps] == nil {
 					alone = append(alone, fmt.Sprintf("%s on the %s%s", name, sd.name, labelWords(sd.own.Labels[name])))
@@ -372,9 +402,9 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 		}
 		if len(rows) == 0 {
 			fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
-			b.WriteString("No level of the paper's grid has a match on the fine grid.\n\n")
+			b.WriteString("No level of the " + m.gridWords() + " has a match on the fine grid.\n\n")
 		} else {
-			writePairTable(b, d, []string{"calibration", "level", "mechanism", "paper EMD (m)", "paper distortion (m)",
+			writePairTable(b, d, []string{"calibration", "level", "mechanism", m.coarse + " EMD (m)", m.coarse + " distortion (m)",
 				"fine EMD (m)", "fine distortion (m)"}, rows)
 		}
 		if len(alone) > 0 {

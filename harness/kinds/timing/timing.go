@@ -193,7 +193,11 @@ var templates embed.FS
 type sectionData struct {
 	Beta, Machine string
 	Repeats       int
+	Header        []string
 	Rows          [][]string
+	// Paper says whether a dataset of the spec is the paper's: only then
+	// are the paper's timings a column of the table.
+	Paper bool
 }
 
 func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.Section, error) {
@@ -206,7 +210,11 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		return harness.Section{}, err
 	}
 	d := sectionData{Beta: harness.FormatSig(p.Beta, 3), Repeats: p.Repeats,
-		Machine: fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version())}
+		Machine: fmt.Sprintf("%s/%s, %d CPUs, %s", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.Version()),
+		Paper:   paper.Any(p.Cities...), Header: []string{"city", "cells", "kernel", "iterations", "ours (median)"}}
+	if d.Paper {
+		d.Header = append(d.Header, "paper (mean)", "speed-up")
+	}
 	for i := range t.Rows {
 		ps, sp := "-", "-"
 		if rd.Str(i, "paper_seconds") != "" {
@@ -217,8 +225,12 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 				sp = harness.FormatSig(s, 3) + "x"
 			}
 		}
-		d.Rows = append(d.Rows, []string{p.Title(rd.Str(i, "city")), rd.Str(i, "cells"), strings.ToUpper(rd.Str(i, "kernel")),
-			rd.Str(i, "iterations"), harness.FormatSig(rd.Float(i, "median_seconds")*1e3, 4) + " ms", ps, sp})
+		row := []string{p.Title(rd.Str(i, "city")), rd.Str(i, "cells"), strings.ToUpper(rd.Str(i, "kernel")),
+			rd.Str(i, "iterations"), harness.FormatSig(rd.Float(i, "median_seconds")*1e3, 4) + " ms"}
+		if d.Paper {
+			row = append(row, ps, sp)
+		}
+		d.Rows = append(d.Rows, row)
 	}
 	if err := rd.Err(); err != nil {
 		return harness.Section{}, err

@@ -12,6 +12,7 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 	"privic/harness/kinds/internal/param"
 	"privic/kernels"
 	"privic/plots"
@@ -80,18 +81,23 @@ func (ip Params) halfWidths(ds *datasets.Dataset) (rows, cols int) {
 	return rows, cols
 }
 
-// Describe says in words what the island is on ds, for sections.
+// Describe says in words what the island is on ds, for sections; on the
+// paper's datasets it says which of the paper's islands the mode is.
 func (ip Params) Describe(ds *datasets.Dataset) string {
+	setWords, moveWords := "reference code, mode \"set\"", "paper's text, mode \"move\""
+	if !paper.Has(ds.Name) {
+		setWords, moveWords = "mode \"set\"", "mode \"move\""
+	}
 	rr, rc := ip.halfWidths(ds)
 	block := fmt.Sprintf("the %dx%d block around A", 2*rr+1, 2*rc+1)
 	if ip.RadiusM > 0 {
 		block = fmt.Sprintf("the %dx%d block of cells within %s m of A", 2*rr+1, 2*rc+1, harness.FormatSig(ip.RadiusM, 4))
 	}
 	if ip.Mode == datasets.SetMass {
-		return fmt.Sprintf("%s zeroed, A given mass %s and the rest rescaled (reference code, mode \"set\")",
-			block, harness.FormatSig(ip.AMass, 4))
+		return fmt.Sprintf("%s zeroed, A given mass %s and the rest rescaled (%s)",
+			block, harness.FormatSig(ip.AMass, 4), setWords)
 	}
-	return fmt.Sprintf("%s zeroed and its mass moved onto A (paper's text, mode \"move\")", block)
+	return fmt.Sprintf("%s zeroed and its mass moved onto A (%s)", block, moveWords)
 }
 
 // Options are the datasets.IslandOptions of the island around the cell

@@ -40,10 +40,29 @@ func GeoIndClaim(data, what string, betas, tights []float64) harness.Claim {
 }
 
 // LapEpsWords says how LAP's epsilon is chosen (params.lap_epsilon), for
-// sections.
-func LapEpsWords(mode string) string {
+// sections; withPaper adds which of the paper's choices it is (for
+// sections about the paper's datasets).
+func LapEpsWords(mode string, withPaper bool) string {
 	if mode == "two-beta" {
+		if !withPaper {
+			return "2·beta (lap_epsilon = \"two-beta\")"
+		}
 		return "2·beta (paper's text, lap_epsilon = \"two-beta\")"
 	}
+	if !withPaper {
+		return "the tight epsilon of the BA channel at the same beta (lap_epsilon = \"tight\")"
+	}
 	return "the tight epsilon of the BA channel at the same beta (reference code, lap_epsilon = \"tight\")"
+}
+
+// Any reports whether the paper has facts for any of the datasets called
+// names: a section about them is (also) about the paper's data, and may
+// set the paper's words and numbers beside its own.
+func Any(names ...string) bool {
+	for _, n := range names {
+		if Has(n) {
+			return true
+		}
+	}
+	return false
 }

@@ -76,6 +76,25 @@ func (v Variant) Title() string {
 	return v.Label()
 }
 
+// NameOn is Name for a section about the datasets called cities: on
+// none of the paper's, the paper's variant is "Algorithm 1" (the
+// protocol, not the paper's run of it).
+func (v Variant) NameOn(cities []string) string {
+	if v == PaperVariant() && !paper.Any(cities...) {
+		return "Algorithm 1"
+	}
+	return v.Name()
+}
+
+// TitleOn is Title for a section about the datasets called cities (see
+// NameOn).
+func (v Variant) TitleOn(cities []string) string {
+	if n := v.NameOn(cities); n != "" {
+		return v.Label() + " (" + n + ")"
+	}
+	return v.Label()
+}
+
 // Validate checks params.<key>.
 func (v Variant) Validate(key string) error {
 	for _, c := range []struct {

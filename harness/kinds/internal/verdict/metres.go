@@ -7,6 +7,7 @@ import (
 
 	"privic/datasets"
 	"privic/harness"
+	"privic/harness/kinds/internal/paper"
 )
 
 // PaperCellM is one cell of the paper's grids as a distance: its cells
@@ -21,6 +22,25 @@ const PaperCellM = 500
 // StepM is half a paper cell: a move of the most likely report by less
 // than this is within the paper's resolution and counts as no move.
 const StepM = PaperCellM / 2
+
+// StepWhy says, for a rule on ds, why a move shorter than StepM counts
+// as none: on the paper's datasets, that it is within the paper's
+// resolution.
+func StepWhy(ds *datasets.Dataset) string {
+	if ds != nil && paper.Has(ds.Name) {
+		return "half a paper cell; smaller moves are within the paper's resolution"
+	}
+	return "smaller moves count as none"
+}
+
+// NearWhy is the words after "within PaperCellM m" in a rule on ds: on
+// the paper's datasets, that it is one paper cell; "" otherwise.
+func NearWhy(ds *datasets.Dataset) string {
+	if ds != nil && paper.Has(ds.Name) {
+		return " (one paper cell)"
+	}
+	return ""
+}
 
 // MinCheckinsPerCell is the density below which a grid cannot resolve an
 // estimate's error down to a small fraction of its starting value: with
