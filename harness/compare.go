@@ -95,6 +95,15 @@ type CompareOptions struct {
 // the same tables, the same header, the same number of rows, and cell by
 // cell the same text or, for numbers, values within the tolerance. Parts
 // that the kind declares volatile are left out on both sides.
+//
+// A standard deviation is compared relative to the mean it goes with: a
+// column whose name has the word "sd" (sd, emd_sd, emd_sd_m) is paired
+// with the column that has "mean" in its place (mean, emd_mean,
+// emd_mean_m), when the table has one, and two deviations agree when they
+// differ by at most the tolerance times the larger of the four magnitudes.
+// The deviation of nearly equal samples is a difference of nearly equal
+// numbers, so a last-digit change of the samples moves it far more than
+// the tolerance relative to itself.
 func Compare(committed, fresh string, opt CompareOptions) (Comparison, error) {
 	tol := opt.Tolerance
 	if tol == 0 {
@@ -210,6 +219,7 @@ func compareTable(a, b *Table, rules []Exclusion, tol float64, c *Comparison) st
 		text     bool
 	}
 	bad := map[int]*worst{}
+	mean := meanColumns(a.Header)
 	for k := range rowsA {
 		ra, rb := a.Rows[rowsA[k]], b.Rows[rowsB[k]]
 		for j := range a.Header {
@@ -222,6 +232,9 @@ func compareTable(a, b *Table, rules []Exclusion, tol float64, c *Comparison) st
 				continue
 			}
 			rel, numeric := relDiff(x, y)
+			if m, ok := mean[j]; ok && numeric && rel > tol {
+				rel = spreadDiff(x, y, cell(ra, m), cell(rb, m))
+			}
 			if numeric && rel <= tol {
 				c.Within++
 				continue
@@ -288,6 +301,39 @@ func relDiff(x, y string) (float64, bool) {
 		return math.Inf(1), true
 	}
 	return math.Abs(a-b) / math.Max(math.Abs(a), math.Abs(b)), true
+}
+
+// meanColumns maps the index of each standard-deviation column of header
+// to that of its mean (see Compare).
+func meanColumns(header []string) map[int]int {
+	out := map[int]int{}
+	for j, h := range header {
+		words := strings.Split(h, "_")
+		i := slices.Index(words, "sd")
+		if i < 0 {
+			continue
+		}
+		words[i] = "mean"
+		if m := slices.Index(header, strings.Join(words, "_")); m >= 0 {
+			out[j] = m
+		}
+	}
+	return out
+}
+
+// spreadDiff is the difference of two deviations x and y relative to the
+// largest magnitude among them and their means mx and my (+Inf when a
+// mean is not a finite number).
+func spreadDiff(x, y, mx, my string) float64 {
+	a, _ := ParseFloat(x)
+	b, _ := ParseFloat(y)
+	ma, errA := ParseFloat(mx)
+	mb, errB := ParseFloat(my)
+	scale := max(math.Abs(a), math.Abs(b), math.Abs(ma), math.Abs(mb))
+	if errA != nil || errB != nil || math.IsNaN(scale) || math.IsInf(scale, 0) {
+		return math.Inf(1)
+	}
+	return math.Abs(a-b) / scale
 }
 
 // keptRows lists the rows of t that no whole-row rule removes.

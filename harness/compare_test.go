@@ -28,6 +28,7 @@ func writeExperiment(t *testing.T, dir string, files map[string]string) string {
 
 func TestCompare(t *testing.T) {
 	const base = "city,value,seconds,status\nparis,1.5,0.1,ok\nsf,2.25,3,ok\n"
+	const spread = "emd_mean,emd_sd,emd_mean_m,emd_sd_m\n2,1e-06,1000,5e-04\n3,0.5,1500,250\n"
 	volatile := &testkind.Hooks{Volatile: func(sides ...harness.TableSet) []harness.Exclusion {
 		return []harness.Exclusion{
 			harness.ColumnRule("t", "timings", "seconds"),
@@ -66,6 +67,18 @@ func TestCompare(t *testing.T) {
 		{name: "volatile table", hooks: volatile,
 			old: map[string]string{"t.csv": base, "load.csv": "load\n1.5\n"},
 			new: map[string]string{"t.csv": base, "load.csv": "load\n7\n"}, cells: 6},
+		// The fine Paris frontier's emd_sd moved 9.4e-8 relative to itself
+		// when the EMD of each sample moved in its 13th digit.
+		{name: "deviation within tolerance of its mean", old: map[string]string{"s.csv": spread},
+			new: map[string]string{"s.csv": strings.Replace(spread, "1e-06", "1.0001e-06", 1)}, cells: 8},
+		{name: "deviation beyond tolerance of its mean", old: map[string]string{"s.csv": spread},
+			new:  map[string]string{"s.csv": strings.Replace(spread, "1e-06", "2e-06", 1)},
+			want: []string{"emd_sd: up to 5e-07 relative (line 2: 1e-06 -> 2e-06)"}}, // of the mean, 2
+		{name: "deviation with a unit suffix", old: map[string]string{"s.csv": spread},
+			new: map[string]string{"s.csv": strings.Replace(spread, "5e-04", "5.0001e-04", 1)}, cells: 8},
+		{name: "deviation without its mean", old: map[string]string{"s.csv": "sd\n1e-06\n"},
+			new:  map[string]string{"s.csv": "sd\n1.0001e-06\n"},
+			want: []string{"sd: up to 0.0001 relative"}},
 		{name: "rows", old: map[string]string{"t.csv": base}, new: map[string]string{"t.csv": base + "lyon,1,1,ok\n"},
 			want: []string{"2 rows committed, 3 fresh"}},
 		{name: "header", old: map[string]string{"t.csv": base}, new: map[string]string{"t.csv": strings.Replace(base, "value", "val", 1)},
