@@ -49,7 +49,9 @@ func TestParseFormatBytes(t *testing.T) {
 			t.Errorf("ParseBytes(%q) accepted", bad)
 		}
 	}
-	for n, want := range map[int64]string{512: "512 B", 1536: "1.5 KiB", 3 << 30: "3 GiB"} {
+	for n, want := range map[int64]string{
+		512: "512 B", 1536: "1.5 KiB", 3 << 30: "3 GiB", 1000 << 20: "1000 MiB", 1023 << 10: "1023 KiB", 150 << 20: "150 MiB", 999*1024 + 1000: "1000 KiB",
+	} {
 		if got := FormatBytes(n); got != want {
 			t.Errorf("FormatBytes(%d) = %q, want %q", n, got, want)
 		}

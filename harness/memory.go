@@ -72,7 +72,8 @@ func ParseBytes(s string) (int64, error) {
 	return 0, fmt.Errorf("size %q: want a number of bytes with an optional unit (e.g. 512MiB, 8GiB, 2GB) or off", s)
 }
 
-// FormatBytes prints n in binary units with three significant digits.
+// FormatBytes prints n in binary units with three significant digits, or
+// whole units from 100 up (1000 MiB, not 1e+03 MiB).
 func FormatBytes(n int64) string {
 	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"}
 	v := float64(n)
@@ -83,6 +84,9 @@ func FormatBytes(n int64) string {
 	}
 	if i == 0 {
 		return fmt.Sprintf("%d B", n)
+	}
+	if v >= 100 { // three digits or four, never an exponent (1000 MiB)
+		return fmt.Sprintf("%.0f %s", v, units[i])
 	}
 	return fmt.Sprintf("%.3g %s", v, units[i])
 }

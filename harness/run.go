@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/sync/semaphore"
 )
 
 // ErrInterrupted is returned (wrapped) when the caller's context is
@@ -373,11 +372,11 @@ func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console,
 	stopWatch := watch(bctx, cancel, runs, act, opt, con)
 	defer stopWatch()
 	g, gctx := errgroup.WithContext(bctx)
-	g.SetLimit(opt.Jobs)
-	lim := &limits{}
-	if opt.MemLimit > 0 {
-		lim.mem = semaphore.NewWeighted(opt.MemLimit)
-	}
+	// slots holds one token per job or completion running (opt.Jobs at
+	// most); the dispatcher takes a slot first, then the first job in the
+	// schedule whose memory estimate fits beside the running ones.
+	slots := make(chan struct{}, opt.Jobs)
+	lim := &limits{mem: newMemPool(opt.MemLimit)}
 	total := 0
 	for _, r := range runs {
 		total += len(r.todo)
@@ -391,18 +390,33 @@ func execute(ctx context.Context, runs []*specRun, opt RunOptions, con *console,
 		fl, ok := r.spec.Kind.(FinishesLast)
 		return ok && fl.FinishLast()
 	}
-	for _, r := range runs {
-		if len(r.todo) == 0 && !last(r) {
-			g.Go(func() error { return finish(r) })
+	slot := func() bool {
+		select {
+		case slots <- struct{}{}:
+			return true
+		case <-gctx.Done():
+			return false
 		}
 	}
-submit:
-	for _, t := range schedule(runs) {
-		if gctx.Err() != nil {
-			break submit
+	for _, r := range runs {
+		if len(r.todo) == 0 && !last(r) && slot() {
+			g.Go(func() error {
+				defer func() { <-slots }()
+				return finish(r)
+			})
 		}
+	}
+	for pending := schedule(runs); len(pending) > 0 && slot(); {
+		k, ok := lim.mem.take(gctx, pending, func(t task) int64 { return t.run.estimate[t.job] })
+		if !ok {
+			<-slots
+			break
+		}
+		t := pending[k]
+		pending = slices.Delete(pending, k, k+1)
 		r, i := t.run, t.job
 		g.Go(func() error {
+			defer func() { <-slots }()
 			done, err := r.runJob(gctx, i, lim, con, act)
 			if err != nil || !done || last(r) {
 				return err
@@ -614,9 +628,9 @@ func loadHistory(root, name string) map[string]float64 {
 	return h
 }
 
-// limits are what jobs share besides the errgroup's slots.
+// limits are what jobs share besides the run's slots.
 type limits struct {
-	mem *semaphore.Weighted // memory estimates of running jobs; nil: no limit
+	mem *memPool // memory estimates of running jobs
 	// alone is held for writing by a job of an Exclusive kind and for
 	// reading by every other job.
 	alone sync.RWMutex
@@ -625,16 +639,11 @@ type limits struct {
 // runJob computes and stores one job; last reports whether it was the
 // spec's last pending job.
 func (r *specRun) runJob(ctx context.Context, i int, lim *limits, con *console, act *activity) (last bool, err error) {
+	defer lim.mem.give(r.estimate[i]) // taken by the dispatcher
 	j := r.jobs[i]
 	fail := func(err error) error { return fmt.Errorf("%s: job %s: %w", r.spec.Path, j.Key, err) }
 	if err := ctx.Err(); err != nil {
 		return false, err
-	}
-	if est := r.estimate[i]; lim.mem != nil && est > 0 {
-		if err := lim.mem.Acquire(ctx, est); err != nil {
-			return false, err
-		}
-		defer lim.mem.Release(est)
 	}
 	if ex, ok := r.spec.Kind.(Exclusive); ok && ex.Exclusive() {
 		lim.alone.Lock()

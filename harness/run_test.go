@@ -298,6 +298,50 @@ func TestMemoryGuard(t *testing.T) {
 	}
 }
 
+// TestMemoryDoesNotBlockTheQueue: a job waiting for memory does not hold
+// up the smaller jobs behind it in the schedule, nor keep a core idle. A
+// FIFO semaphore ran the 600-byte jobs of spec a one at a time while the
+// other slot waited, and the 100-byte jobs of b only after all of a's had
+// started (the 20th start).
+func TestMemoryDoesNotBlockTheQueue(t *testing.T) {
+	dir := t.TempDir()
+	var mu sync.Mutex
+	used, most := int64(0), int64(0)
+	var starts []string
+	mem := func(key string) int64 {
+		if strings.HasPrefix(key, "beta=3/") {
+			return 100 // spec b
+		}
+		return 600 // spec a
+	}
+	reg := registry(t, &testkind.Hooks{
+		OnRun: func(key string) {
+			mu.Lock()
+			used += mem(key)
+			most = max(most, used)
+			starts = append(starts, key)
+			mu.Unlock()
+			time.Sleep(5 * time.Millisecond)
+		},
+		OnDone: func(key string) { mu.Lock(); used -= mem(key); mu.Unlock() },
+	})
+	a := mustLoad(t, reg, writeSpec(t, dir, "a.toml", strings.Replace(runSpec, `name = "exp"`, `name = "a"`, 1)+"mem_bytes = 600\n"))
+	b := mustLoad(t, reg, writeSpec(t, dir, "b.toml",
+		strings.NewReplacer(`name = "exp"`, `name = "b"`, "beta = [0.5, 1, 2, 4]", "beta = [3]").Replace(runSpec)+"mem_bytes = 100\n"))
+	if _, err := harness.Run(context.Background(), []*harness.Spec{a, b}, harness.RunOptions{Out: filepath.Join(dir, "out"), Jobs: 2, MemLimit: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	if most > 1000 {
+		t.Errorf("%d bytes of estimates ran at once under a 1000-byte limit", most)
+	}
+	// The first job of a takes 600 bytes; the second does not fit beside
+	// it, so the free slot goes to a job of b at once.
+	firstB := slices.IndexFunc(starts, func(k string) bool { return mem(k) == 100 })
+	if firstB < 0 || firstB > 2 {
+		t.Errorf("the first job of b started %dth of %d: a's jobs waiting for memory held up b's (order %v)", firstB+1, len(starts), starts)
+	}
+}
+
 func TestDuplicateNamesAndLock(t *testing.T) {
 	dir := t.TempDir()
 	reg := registry(t, nil)

@@ -150,7 +150,7 @@ func TestRunValidateListMergeSmoke(t *testing.T) {
 	kinds := cliKinds()
 
 	status, stdout, stderr := runCLI(t, kinds, "validate", spec)
-	if status != 0 || !strings.HasPrefix(stdout, spec+": ok: kind smoke, 6 jobs -> results/smoke/") || stderr != "" {
+	if status != 0 || !strings.HasPrefix(stdout, spec+": ok: kind smoke, 6 jobs, largest job about 1 KiB -> results/smoke/") || stderr != "" {
 		t.Fatalf("validate: %d %q %q", status, stdout, stderr)
 	}
 	status, stdout, _ = runCLI(t, kinds, "list", "--dir", filepath.Join(dir, "experiments"))

@@ -301,7 +301,11 @@ func cmdValidate(ctx context.Context, e *env, args []string) error {
 			continue
 		}
 		c := checked[0]
-		fmt.Fprintf(e.stdout, "%s: ok: kind %s, %d jobs -> results/%s/ (spec hash %.12s)\n", p, s.Kind.Name(), c.Jobs, s.Name, s.Hash)
+		mem := ""
+		if c.MaxBytes > 0 {
+			mem = ", largest job about " + harness.FormatBytes(c.MaxBytes)
+		}
+		fmt.Fprintf(e.stdout, "%s: ok: kind %s, %d jobs%s -> results/%s/ (spec hash %.12s)\n", p, s.Kind.Name(), c.Jobs, mem, s.Name, s.Hash)
 		for _, l := range c.Limits {
 			fmt.Fprintf(e.stdout, "  by size: %s\n", l)
 		}
