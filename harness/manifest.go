@@ -63,7 +63,7 @@ type JobTiming struct {
 // timings are meaningful.
 type Env struct {
 	GitCommit  string            `json:"git_commit"`          // "unknown" outside a git checkout
-	GitDirty   *bool             `json:"git_dirty,omitempty"` // uncommitted changes to tracked files
+	GitDirty   *bool             `json:"git_dirty,omitempty"` // uncommitted changes to tracked files outside results/
 	GoVersion  string            `json:"go_version"`
 	GOOS       string            `json:"goos"`
 	GOARCH     string            `json:"goarch"`
@@ -94,7 +94,9 @@ func gatherEnv(ctx context.Context) Env {
 	if out, err := exec.CommandContext(ctx, "git", "rev-parse", "HEAD").Output(); err == nil {
 		if c := strings.TrimSpace(string(out)); len(c) >= 40 {
 			e.GitCommit = c
-			if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no").Output(); err == nil {
+			// Changed results are not changed code: a second ./run.sh in a
+			// clone whose results the first one rewrote is still clean.
+			if st, err := exec.CommandContext(ctx, "git", "status", "--porcelain", "--untracked-files=no", "--", ":/", ":(top,exclude)results").Output(); err == nil {
 				dirty := len(strings.TrimSpace(string(st))) > 0
 				e.GitDirty = &dirty
 			}
