@@ -23,11 +23,12 @@ type Provenance struct {
 	Root    string
 	deps    map[string][]string    // kind package -> module-relative package dirs
 	changed map[[2]string][]string // (commit, kind package) -> changed files
+	code    map[string]bool        // commit -> whether anything outside results/ changed since
 }
 
 // NewProvenance returns a Provenance for the module at root.
 func NewProvenance(root string) *Provenance {
-	return &Provenance{Root: root, deps: map[string][]string{}, changed: map[[2]string][]string{}}
+	return &Provenance{Root: root, deps: map[string][]string{}, changed: map[[2]string][]string{}, code: map[string]bool{}}
 }
 
 // Stale returns warnings about the result in dir, computed by kind k: it
@@ -53,6 +54,18 @@ func (p *Provenance) Stale(ctx context.Context, dir string, k Kind) ([]string, e
 	}
 	key := [2]string{commit, src.Package()}
 	changed, ok := p.changed[key]
+	if !ok {
+		// Most results come from a commit whose code HEAD still has (only
+		// results and notes changed since): one git diff tells, without
+		// listing the module's packages.
+		code, err := p.changedOutsideResults(ctx, commit)
+		if err != nil {
+			return warn, err
+		}
+		if !code {
+			changed, ok = nil, true
+		}
+	}
 	if !ok {
 		dirs, err := p.packageDirs(ctx, src.Package())
 		if err != nil {
@@ -85,7 +98,7 @@ func short(commit string) string {
 // module with its dependencies in one go list (one call per kind took
 // most of a report's time).
 func (p *Provenance) packageDirs(ctx context.Context, pkg string) ([]string, error) {
-	if p.deps == nil || len(p.deps) == 0 {
+	if len(p.deps) == 0 {
 		if err := p.listModule(ctx); err != nil {
 			return nil, err
 		}
@@ -128,6 +141,26 @@ func (p *Provenance) listModule(ctx context.Context) error {
 		p.deps[pkg] = dirs
 	}
 	return nil
+}
+
+// changedOutsideResults reports whether any file outside results/
+// differs between commit and HEAD (cached per commit).
+func (p *Provenance) changedOutsideResults(ctx context.Context, commit string) (bool, error) {
+	if v, ok := p.code[commit]; ok {
+		return v, nil
+	}
+	if _, err := p.command(ctx, "git", "cat-file", "-e", commit+"^{commit}"); err != nil {
+		return false, fmt.Errorf("commit %s is not in this clone: cannot tell whether the code changed", short(commit))
+	}
+	out, err := p.command(ctx, "git", "diff", "--name-only", commit, "HEAD", "--", ":/", ":(top,exclude)results")
+	if err != nil {
+		return false, err
+	}
+	if p.code == nil {
+		p.code = map[string]bool{}
+	}
+	p.code[commit] = strings.TrimSpace(out) != ""
+	return p.code[commit], nil
 }
 
 // changedFiles lists the files that differ between commit and HEAD in the
