@@ -84,3 +84,27 @@ func BenchmarkSolveMatrix(b *testing.B) {
 	}
 	b.ReportMetric(float64(pivots), "pivots")
 }
+
+// BenchmarkSolveOn: the cases of BenchmarkSolvePoints on tabulated points
+// (NewPoints once), as PRIVIC measures its thousands of EMDs.
+func BenchmarkSolveOn(b *testing.B) {
+	for _, sz := range []struct {
+		name string
+		r, c int
+	}{{"11x15", 11, 15}, {"16x24", 16, 24}} {
+		x, y, p, q := benchCase(sz.r, sz.c)
+		pts, err := NewPoints(x, y)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(sz.name, func(b *testing.B) {
+			var s Solver
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := s.SolveOn(pts, p, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
