@@ -43,7 +43,7 @@ func TestNeutralWordsOnOwnData(t *testing.T) {
 		{"adversarial", "city = \"mine\"\nbeta = [0.5]\nfractions = [0, 0.2]\nfigure_fractions = [[0, 0.2]]\nlap_widen = 1\n[params.island]\nradius_m = 300\n"},
 		{"runtime", "cities = [\"mine\"]\nrepeats = 1\nba_iterations = {default = 3}\n"},
 		{"mechanisms", "cities = [\"mine\"]\nmechanisms = [\"ba\", \"lap\", \"rr\", \"optimal\"]\ncalibrations = [\"eps\", \"distortion\"]\n" +
-			"eps = [1]\ndistortion = [1]\nsims = 1\nlap_widen = 1\n"},
+			"eps = [1]\ndistortion = [1]\nsims = 1\nlap_widen = 1\n[params.lp]\nspanner = 1\ncoarsen = {mine = 3}\n"},
 		{"scale", "kernels = [\"BA10\"]\nsides = [4, 6]\nrepeats = 1\nbudget_seconds = 10\n"},
 		{"smoke", "samples = [1000]\nreps = 2\n"},
 		{"resolution", "cell_m = {mine = 250}\n" +
