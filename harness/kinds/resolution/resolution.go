@@ -156,6 +156,7 @@ func (def) About() harness.About {
 		Figures:    []string{"ba-vs-lap-metres", "privic-metres"},
 		Skips:      true,
 		FinishLast: true,
+		Volatile:   volatile,
 	}
 }
 
