@@ -114,3 +114,115 @@ func TestTightEpsOfMatchesBruteForce(t *testing.T) {
 		}
 	}
 }
+
+func TestIdentificationOfAnExactChannel(t *testing.T) {
+	// The identity channel reveals every cell: for a user at any a with
+	// prior(a) > 0 the posterior of a is 1 and the MAP guess is a, whatever
+	// the other rows report where a's row is 0.
+	g := mustGrid(t, 1, 3)
+	ch, err := kernels.NewChannel(g, g)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for x := 0; x < 3; x++ {
+		ch.P[x*3+x] = 1
+	}
+	prior := []float64{0.5, 0.3, 0.2}
+	for a := 0; a < 3; a++ {
+		post, mp, err := Identification(prior, ch, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if post != 1 || mp != 1 {
+			t.Errorf("a = %d: posterior %v, MAP %v, want 1 and 1", a, post, mp)
+		}
+	}
+}
+
+func TestIdentificationTiesWithinRelative1e12(t *testing.T) {
+	// A channel from two cells to three under the uniform prior: in report
+	// 0 the products prior(x) C[x,0] are 1/4 for x = 0 and (1/4)b for x = 1,
+	// b = 1-1e-12, exactly at the relative 1e-12 that Identification
+	// counts as a tie, so both cells are MAP guesses and share the report;
+	// report 1 comes only from cell 0 and report 2 only from cell 1.
+	in, out := mustGrid(t, 1, 2), mustGrid(t, 1, 3)
+	ch, err := kernels.NewChannel(in, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := 1 - 1e-12
+	copy(ch.P, []float64{0.5, 0.5, 0, 0.5 * b, 0, 1 - 0.5*b})
+	prior := []float64{0.5, 0.5}
+	c10, c12 := ch.P[3], ch.P[5]
+	for _, c := range []struct {
+		a                 int
+		wantPost, wantMAP float64
+	}{
+		// P(x=1 | y=0) = b/(1+b); report 2 names 1 for sure.
+		{1, c10*b/(1+b) + c12, c10/2 + c12},
+		// P(x=0 | y=0) = 1/(1+b); report 1 names 0 for sure.
+		{0, 0.5/(1+b) + 0.5, 0.5/2 + 0.5},
+	} {
+		post, mp, err := Identification(prior, ch, c.a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if mp != c.wantMAP || math.Abs(post-c.wantPost) > 1e-15 {
+			t.Errorf("a = %d: posterior %v, MAP %v, want %v and %v", c.a, post, mp, c.wantPost, c.wantMAP)
+		}
+	}
+}
+
+func TestIdentificationOpEdgeCells(t *testing.T) {
+	// IdentificationOp on the RR operator at the first and last cells
+	// matches the k-RR closed form (posterior p² + (k-1) q², MAP p under
+	// the uniform prior); cells -1 and k are refused with the reason.
+	g := mustGrid(t, 2, 3)
+	k := g.Len()
+	const eps = 1.3
+	op, err := RR{}.Op(g, g, nil, eps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, q := RRProbabilities(k, eps)
+	for _, a := range []int{0, k - 1} {
+		post, mp, err := IdentificationOp(uniformPrior(k), op, a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := p*p + float64(k-1)*q*q; math.Abs(post-want) > 1e-14 || math.Abs(mp-p) > 1e-14 {
+			t.Errorf("a = %d: posterior %v, MAP %v, want %v and %v", a, post, mp, want, p)
+		}
+	}
+	for _, a := range []int{-1, k} {
+		_, _, err := IdentificationOp(uniformPrior(k), op, a)
+		if want := "outside the 6 cells"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("a = %d: error %v, want one saying %q", a, err, want)
+		}
+	}
+}
+
+func TestMeasureOpSaysTheBayesErrorWork(t *testing.T) {
+	// The Bayes error left out by MeasureOp is |Y| |X|^2 operations: 16
+	// reports times 4^2 guesses-by-cells for LAP from 2x2 to its 4x4
+	// widening.
+	in := mustGrid(t, 2, 2)
+	out := in.Widen(1)
+	op, err := LAP{}.Op(in, out, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, skipped, err := MeasureOp(uniformPrior(in.Len()), op)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !math.IsNaN(m.BayesError) || len(skipped) == 0 {
+		t.Fatalf("Bayes error %v, skipped %q", m.BayesError, skipped)
+	}
+	last := skipped[len(skipped)-1]
+	for _, want := range []string{"a minimum over 4 guesses for each of 16 reports", "O(|Y| |X|^2) = 256 operations"} {
+		if !strings.Contains(last, want) {
+			t.Errorf("skipped %q, want it to say %q", last, want)
+		}
+	}
+}

@@ -86,3 +86,6 @@ func TestCLPTimeLimitIsWallClock(t *testing.T) {
 		t.Errorf("after %.3f s of wall-clock time: %v; want a stop on time after %v s", wall, err, limit)
 	}
 }
+
+// released reports whether free has deleted the CLP model.
+func (c *clpModel) released() bool { return c.m == nil }
