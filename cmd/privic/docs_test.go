@@ -326,3 +326,32 @@ func trimLines(s string) string {
 	}
 	return strings.TrimRight(strings.Join(lines, "\n"), "\n")
 }
+
+// TestREADMELayoutListsEveryKind: the repository layout in README.md
+// names every experiment kind's package under harness/kinds/, and no
+// package that is gone (the list had fallen behind by two kinds).
+func TestREADMELayoutListsEveryKind(t *testing.T) {
+	readme := readFile(t, filepath.Join(root, "README.md"))
+	m := regexp.MustCompile(`(?s)kinds/<name>/\s+the experiment kinds, one package each \(([^)]*)\)`).FindStringSubmatch(readme)
+	if m == nil {
+		t.Fatal("README.md's layout lost its line `kinds/<name>/ the experiment kinds, one package each (...)`")
+	}
+	var listed []string
+	for _, f := range strings.Split(m[1], ",") {
+		listed = append(listed, strings.TrimSpace(f))
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "harness", "kinds"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkgs []string
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "internal" && e.Name() != "testdata" {
+			pkgs = append(pkgs, e.Name())
+		}
+	}
+	slices.Sort(listed)
+	if !slices.Equal(listed, pkgs) {
+		t.Errorf("README.md's layout lists the kinds %q; harness/kinds/ has %q", listed, pkgs)
+	}
+}
