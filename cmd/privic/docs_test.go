@@ -2,6 +2,10 @@ package main
 
 import (
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -354,4 +358,162 @@ func TestREADMELayoutListsEveryKind(t *testing.T) {
 	if !slices.Equal(listed, pkgs) {
 		t.Errorf("README.md's layout lists the kinds %q; harness/kinds/ has %q", listed, pkgs)
 	}
+}
+
+// helpCommands returns the commands that run.sh's usage text lists (the
+// first word of each entry indented by two spaces), "" for "(no command)".
+func helpCommands(t *testing.T, runsh string) []string {
+	t.Helper()
+	start := strings.Index(runsh, "\nusage() {")
+	if start < 0 {
+		t.Fatal("run.sh has no usage() function")
+	}
+	body := runsh[start:]
+	end := strings.Index(body, "\nEOF\n")
+	if end < 0 {
+		t.Fatal("run.sh's usage() has no here-document ending in EOF")
+	}
+	var cmds []string
+	for _, m := range regexp.MustCompile(`(?m)^  (\(no command\)|[A-Za-z.-]+)`).FindAllStringSubmatch(body[:end], -1) {
+		c := m[1]
+		if c == "(no command)" {
+			c = ""
+		}
+		cmds = append(cmds, c)
+	}
+	return cmds
+}
+
+// TestRunShHelpMatchesDispatcherAndREADME: the commands `./run.sh help`
+// lists are exactly those its dispatcher runs, and each has a row in the
+// README's commands table (or is one of the two set-up commands).
+func TestRunShHelpMatchesDispatcherAndREADME(t *testing.T) {
+	runsh := readFile(t, filepath.Join(root, "run.sh"))
+	help := helpCommands(t, runsh)
+	var labels []string
+	for _, l := range dispatcher(t, runsh) {
+		if !strings.HasPrefix(l, "-") && !strings.HasPrefix(l, "*") {
+			labels = append(labels, l)
+		}
+	}
+	listed := slices.DeleteFunc(slices.Clone(help), func(c string) bool { return c == "SPEC.toml" })
+	slices.Sort(listed)
+	slices.Sort(labels)
+	if !slices.Equal(listed, labels) {
+		t.Errorf("./run.sh help lists %q; its dispatcher runs %q", listed, labels)
+	}
+	if !slices.Contains(help, "SPEC.toml") {
+		t.Error("./run.sh help does not say that specs can be given (SPEC.toml ...)")
+	}
+	readme := readFile(t, filepath.Join(root, "README.md"))
+	rows := map[string]bool{}
+	for _, m := range regexp.MustCompile("(?m)^\\| `\\./run\\.sh ([a-z-]+)[ `]").FindAllStringSubmatch(readme, -1) {
+		rows[m[1]] = true
+	}
+	for _, c := range listed {
+		if c == "" || c == "test" {
+			continue // the set-up commands, at the top of the README
+		}
+		if !rows[c] {
+			t.Errorf("./run.sh help lists %q, which has no row in README.md's commands table", c)
+		}
+	}
+	for r := range rows {
+		if !slices.Contains(listed, r) {
+			t.Errorf("README.md's commands table has `./run.sh %s`, which ./run.sh help does not list", r)
+		}
+	}
+}
+
+// TestKindDocsNameTheDefMethods: the package doc of harness/kinds and the
+// README's "Extending it" name every method of harness.Def (what a kind
+// implements), and the kinds doc lists every kind All() registers.
+func TestKindDocsNameTheDefMethods(t *testing.T) {
+	methods := defMethods(t)
+	doc := packageDoc(t, filepath.Join(root, "harness", "kinds"))
+	readme := readFile(t, filepath.Join(root, "README.md"))
+	i := strings.Index(readme, "\n## Extending it\n")
+	if i < 0 {
+		t.Fatal("README.md lost its section \"Extending it\"")
+	}
+	extending := readme[i:]
+	for _, m := range methods {
+		if !regexp.MustCompile(`\b` + m + `\b`).MatchString(doc) {
+			t.Errorf("harness/kinds' package doc does not name %s, a method of harness.Def", m)
+		}
+		if !strings.Contains(extending, "`"+m+"`") {
+			t.Errorf("README.md's \"Extending it\" does not name `%s`, a method of harness.Def", m)
+		}
+	}
+	// Names that are not methods of Def must not be given as if they were.
+	for _, gone := range []string{"Outputs", "Describe"} {
+		if regexp.MustCompile(`Def with [^.]*\b` + gone + `\b`).MatchString(doc) {
+			t.Errorf("harness/kinds' package doc gives %s as a method of Def; Def has %q", gone, methods)
+		}
+	}
+	for _, k := range allKinds() {
+		if !strings.Contains(doc, `"`+k.Name()+`"`) {
+			t.Errorf("harness/kinds' package doc does not list the kind %q", k.Name())
+		}
+	}
+}
+
+// defMethods returns the method names of the interface harness.Def, read
+// from the harness package's source.
+func defMethods(t *testing.T) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, filepath.Join(root, "harness"), func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				ts, ok := n.(*ast.TypeSpec)
+				if !ok || ts.Name.Name != "Def" {
+					return true
+				}
+				if it, ok := ts.Type.(*ast.InterfaceType); ok {
+					for _, m := range it.Methods.List {
+						for _, id := range m.Names {
+							names = append(names, id.Name)
+						}
+					}
+				}
+				return false
+			})
+		}
+	}
+	if len(names) < 3 {
+		t.Fatalf("harness.Def has methods %q: not found in harness/", names)
+	}
+	return names
+}
+
+// packageDoc returns the package comment of the Go package in dir.
+func packageDoc(t *testing.T, dir string) string {
+	t.Helper()
+	fset := token.NewFileSet()
+	pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+		return !strings.HasSuffix(fi.Name(), "_test.go")
+	}, parser.ParseComments|parser.PackageClauseOnly)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc strings.Builder
+	for _, p := range pkgs {
+		for _, f := range p.Files {
+			if f.Doc != nil {
+				doc.WriteString(f.Doc.Text())
+			}
+		}
+	}
+	if doc.Len() == 0 {
+		t.Fatalf("%s has no package doc", dir)
+	}
+	return doc.String()
 }

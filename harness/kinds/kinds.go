@@ -20,9 +20,9 @@
 // method) and paper (the paper's numbers and names, keyed by its data
 // sets).
 //
-// To add a kind, write its package (a Def with Name, Describe, Outputs,
-// NewParams, Plan, Run and Finish; its section's prose in an embedded
-// template) and add it to All. Its Finish returns a harness.Section, which
+// To add a kind, write its package (a harness.Def with About, NewParams,
+// Plan, Run and Finish; its section's prose in an embedded template) and
+// add it to All. Its Finish returns a harness.Section, which
 // the harness writes and the report assembles; nothing else needs to know
 // the kind.
 package kinds
