@@ -240,11 +240,7 @@ func updateSummary(path, line, scope string) error {
 	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeFile(path, out)
 }
 
 func main() {
@@ -253,11 +249,12 @@ func main() {
 	summary := flag.String("summary", "", "summary table to update with the run's line")
 	scope := flag.String("scope", "", "the run's name in the summary table (default PKG; PKG:GLOBS for a run on some files)")
 	check := flag.Bool("check", false, "without a report: list the entries whose code is gone from the package")
+	hints := flag.Bool("hints", false, "with -check: rewrite the positions of moved entries")
 	convert := flag.Bool("convert", false, "rewrite a survivors file of <file>:<line>:<col> entries into keyed ones")
 	srcDir := flag.String("src", "", "with -convert: the package's source the positions refer to (default PKG)")
 	flag.Usage = func() {
 		fmt.Fprintln(os.Stderr, "usage: mutants -pkg PKG [-survivors FILE] [-summary FILE] [-scope SCOPE] REPORT.json\n"+
-			"       mutants -pkg PKG [-survivors FILE] -check\n"+
+			"       mutants -pkg PKG [-survivors FILE] -check [-hints]\n"+
 			"       mutants -pkg PKG [-survivors FILE] -convert [-src DIR]")
 		flag.PrintDefaults()
 	}
@@ -280,7 +277,7 @@ func main() {
 	switch {
 	case *check:
 		var stale int
-		if stale, err = checkSurvivors(os.Stdout, *pkg, *survivors); err == nil && stale > 0 {
+		if stale, err = checkSurvivors(os.Stdout, *pkg, *survivors, *hints); err == nil && stale > 0 {
 			err = fmt.Errorf("%s: %d stale entries", *survivors, stale)
 		}
 	case *convert:
@@ -323,8 +320,9 @@ func run(w io.Writer, reportPath, pkg, scope, survivorsPath, summaryPath string)
 }
 
 // checkSurvivors reports the entries whose site is gone from the package's
-// source, one line each, and counts them.
-func checkSurvivors(w io.Writer, pkg, survivorsPath string) (int, error) {
+// source, one line each, and counts them. With hints, it rewrites the
+// positions of the entries that moved.
+func checkSurvivors(w io.Writer, pkg, survivorsPath string, hints bool) (int, error) {
 	list, err := parseSurvivors(survivorsPath)
 	if err != nil {
 		return 0, err
@@ -334,6 +332,7 @@ func checkSurvivors(w io.Writer, pkg, survivorsPath string) (int, error) {
 		return 0, err
 	}
 	stale := 0
+	moved := make(map[int]string) // line -> the entry with its new position
 	for _, e := range list.entries {
 		s, why := src.resolve(e)
 		switch {
@@ -342,9 +341,30 @@ func checkSurvivors(w io.Writer, pkg, survivorsPath string) (int, error) {
 			fmt.Fprintf(w, "STALE %s: %s\n", e, why)
 		case s.At != e.Hint:
 			fmt.Fprintf(w, "MOVED %s: now at %s\n", e, s.At)
+			moved[e.line] = e.key() + " " + s.At.String() + " " + e.Reason
 		}
 	}
-	return stale, nil
+	if !hints || len(moved) == 0 {
+		return stale, nil
+	}
+	b, err := os.ReadFile(survivorsPath)
+	if err != nil {
+		return stale, err
+	}
+	lines := strings.Split(string(b), "\n")
+	for n, l := range moved {
+		lines[n-1] = l
+	}
+	return stale, writeFile(survivorsPath, strings.Join(lines, "\n"))
+}
+
+// writeFile replaces path's content through a temporary file.
+func writeFile(path, content string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 // convertFile converts a survivors file to keyed entries in place, naming
@@ -362,7 +382,7 @@ func convertFile(dir, survivorsPath string) error {
 	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
 		return err
 	}
-	if _, err := parseSurvivors(tmp); err != nil {
+	if _, err := parseSurvivors(tmp); err != nil { // two old entries with one key
 		os.Remove(tmp)
 		return fmt.Errorf("converted file does not parse: %w", err)
 	}

@@ -163,7 +163,7 @@ func TestCheckReportsGoneFunctionAsStale(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out strings.Builder
-	stale, err := checkSurvivors(&out, dir, "testdata/survivors.txt")
+	stale, err := checkSurvivors(&out, dir, "testdata/survivors.txt", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,6 +171,32 @@ func TestCheckReportsGoneFunctionAsStale(t *testing.T) {
 		"STALE gone CONDITIONALS_BOUNDARY \"a < b\" a.go:20:3: gone is not declared in " + dir + " (removed, renamed or moved to another package)\n"
 	if got := out.String(); stale != 2 || got != want {
 		t.Errorf("check: %d stale, output\n%s\nwant 2 stale, output\n%s", stale, got, want)
+	}
+}
+
+// -check -hints rewrites the positions of the entries that moved, and
+// nothing else.
+func TestCheckRewritesMovedHints(t *testing.T) {
+	dir := copyPkg(t, "\n// two lines added\n")
+	b, err := os.ReadFile("testdata/survivors.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "s.txt")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	if stale, err := checkSurvivors(&out, dir, p, true); err != nil || stale != 1 {
+		t.Fatalf("check: %d stale, %v; want 1 (gone)", stale, err)
+	}
+	got, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.NewReplacer(" a.go:9:12 ", " a.go:11:12 ", " a.go:11:7 ", " a.go:13:7 ").Replace(string(b))
+	if string(got) != want {
+		t.Errorf("rewritten file:\n%s\nwant\n%s", got, want)
 	}
 }
 
