@@ -6,25 +6,23 @@
 // known equivalent mutant per line,
 //
 //	<function> <MUTATOR_TYPE> "<expression>"[#<n>] <file>:<line>:<col> <reason>
-//	(*BAWorkspace).iterate CONDITIONALS_BOUNDARY "v >= zFloor" ba.go:205:12 a normaliser exactly ...
+//	binomialBTRD CONDITIONALS_BOUNDARY "km < 0" binomial.go:110:9 km = 0 negated is 0: the same km
 //
 // The key is the part before the position: the declaration the mutated
-// token lies in (F, (*T).M or T.M; a package-level var, const or type by
-// its first name), the mutator, the gofmt-printed text of the token's
-// expression or statement (operands over 28 characters shortened with
-// "..." away from the operator) and, when that declaration holds the same
-// text more than once, which one (#2 for the second, in source order). The
-// package's source maps each lived mutant's position to its key, so
-// entries still match after lines are added or removed elsewhere, or
-// their function moves to another file of the package; the position is a
-// hint for the reader (MOVED when it is out of date). The reason says why
-// no test can tell the mutant from the original. Lines starting with #
-// and blank lines are ignored.
+// token lies in, the mutator, the token's expression or statement as gofmt
+// prints it and, if the declaration holds that text more than once, which
+// one; CONTRIBUTING.md (Mutation testing) spells it out. The package's
+// source maps each lived mutant's position to its key, so entries still
+// match after lines are added or removed elsewhere, or their function
+// moves to another file of the package; the position is a hint for the
+// reader (MOVED when it is out of date). Lines starting with # and blank
+// lines are ignored.
 //
 // Entries that did not survive a run that covered their file, and entries
 // whose function or expression is gone from the package, are reported as
 // STALE, so the file follows the code; -check reports the latter without a
-// run. A new survivor is printed as an entry without its reason, to paste.
+// run, and -check -hints rewrites the positions of moved entries. A new
+// survivor is printed as an entry without its reason, to paste.
 //
 // With -summary FILE, the run's line in that table (one line per scope:
 // a package, or a package restricted to some files, as PKG:GLOBS) is added
@@ -32,7 +30,7 @@
 // form before keys) from the source they were written against (-src).
 //
 //	go run ./.ci/mutants [-survivors FILE] [-summary FILE] [-scope SCOPE] -pkg PKG REPORT.json
-//	go run ./.ci/mutants [-survivors FILE] -check -pkg PKG
+//	go run ./.ci/mutants [-survivors FILE] -check [-hints] -pkg PKG
 //	go run ./.ci/mutants [-survivors FILE] -convert [-src DIR] -pkg PKG
 package main
 
