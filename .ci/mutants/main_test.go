@@ -21,7 +21,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{
+	hasLines(t, got,
 		// 3 killed, 3 lived: 50%; the timed-out and not-covered mutants count for neither.
 		"testdata/pkg: efficacy 50.0% (killed 3, lived 3, timed out 1, not covered 1, not viable 0; 2 files, 1m15s)\n",
 		"  a.go                     efficacy  25.0% (killed 1, lived 3, timed out 1, not covered 0)\n",
@@ -31,11 +31,7 @@ func TestRun(t *testing.T) {
 		"  NEW f CONDITIONALS_NEGATION \"x < 3\" a.go:4:11\treturn x < 3\n",
 		"  STALE (*sum).add INCREMENT_DECREMENT \"i++\" b.go:6:27: did not survive this run (killed, or not run) at b.go:6:27\n",
 		"  STALE gone CONDITIONALS_BOUNDARY \"a < b\" a.go:20:3: gone is not declared in testdata/pkg (removed, renamed or moved to another package)\n",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	// c.go is not in the report (a run on some files): its entry is
 	// neither matched nor stale; the listed mutants are not new.
 	for _, bad := range []string{"STALE k ", "NEW g ", "MOVED"} {
@@ -66,6 +62,16 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// hasLines reports each wanted piece that the output lacks.
+func hasLines(t *testing.T, got string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
 // copyPkg copies testdata/pkg into a temporary directory, with text
 // inserted after the package clause of a.go.
 func copyPkg(t *testing.T, insert string) string {
@@ -89,7 +95,7 @@ func copyPkg(t *testing.T, insert string) string {
 	return dir
 }
 
-// writeReport writes a gremlins report with the given mutants of a.go.
+// writeReport writes a gremlins report with the given mutants.
 func writeReport(t *testing.T, dir string, muts ...mutantStatus) string {
 	t.Helper()
 	type mut struct {
@@ -98,11 +104,15 @@ func writeReport(t *testing.T, dir string, muts ...mutantStatus) string {
 		Line   int    `json:"line"`
 		Column int    `json:"column"`
 	}
-	var ms []mut
+	byFile := make(map[string][]mut)
 	for _, m := range muts {
-		ms = append(ms, mut{m.Type, m.Status, m.At.Line, m.At.Col})
+		byFile[m.At.File] = append(byFile[m.At.File], mut{m.Type, m.Status, m.At.Line, m.At.Col})
 	}
-	b, err := json.Marshal(map[string]any{"files": []any{map[string]any{"file_name": "a.go", "mutations": ms}}})
+	var files []any
+	for name, ms := range byFile {
+		files = append(files, map[string]any{"file_name": name, "mutations": ms})
+	}
+	b, err := json.Marshal(map[string]any{"files": files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,20 +149,45 @@ func TestEntryMatchesAfterLinesInsertedAbove(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := out.String()
-	for _, want := range []string{
+	hasLines(t, got,
 		"pkg: efficacy 40.0% (killed 2, lived 3,",
 		"  survivors: 2 listed as equivalent, 1 new;",
 		"  NEW f CONDITIONALS_NEGATION \"x < 3\" a.go:7:11\t",
 		"  MOVED g ARITHMETIC_BASE \"x * y\" a.go:9:12: now at a.go:12:12 (the position is a hint; update it at leisure)\n",
 		"  MOVED g CONDITIONALS_BOUNDARY \"x > y\"#2 a.go:11:7: now at a.go:14:7 (",
-	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("output lacks %q:\n%s", want, got)
-		}
-	}
+	)
 	if strings.Contains(got, "STALE g ") || strings.Contains(got, "NEW g ") || strings.Contains(got, "NEW before ") {
 		t.Errorf("a moved entry is reported as stale or new:\n%s", got)
 	}
+}
+
+// Moving a function to another file of the package keeps its entries.
+func TestEntryMatchesAfterItsFunctionMovesFile(t *testing.T) {
+	dir := copyPkg(t, "")
+	b, err := os.ReadFile(filepath.Join(dir, "a.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, g, _ := strings.Cut(string(b), "func g(")
+	for name, text := range map[string]string{"a.go": a, "d.go": "package pkg\n\nfunc g(" + g} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// g's listed mutants, now in d.go at lines 5 and 7.
+	rep := writeReport(t, t.TempDir(),
+		mutantStatus{mutant{pos{"d.go", 5, 12}, "ARITHMETIC_BASE"}, lived},
+		mutantStatus{mutant{pos{"d.go", 7, 7}, "CONDITIONALS_BOUNDARY"}, lived})
+	var out strings.Builder
+	if err := run(&out, rep, dir, "pkg", "testdata/survivors.txt", ""); err != nil {
+		t.Fatal(err)
+	}
+	got := out.String()
+	hasLines(t, got,
+		"  survivors: 2 listed as equivalent, 0 new;",
+		"  MOVED g ARITHMETIC_BASE \"x * y\" a.go:9:12: now at d.go:5:12 (",
+		"  MOVED g CONDITIONALS_BOUNDARY \"x > y\"#2 a.go:11:7: now at d.go:7:7 (",
+	)
 }
 
 // An entry whose function is gone is stale whatever the run covered, with

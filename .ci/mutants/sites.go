@@ -73,6 +73,16 @@ type pos struct {
 
 func (p pos) String() string { return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col) }
 
+func (p pos) less(q pos) bool {
+	if p.File != q.File {
+		return p.File < q.File
+	}
+	if p.Line != q.Line {
+		return p.Line < q.Line
+	}
+	return p.Col < q.Col
+}
+
 // site is a token gremlins can mutate, named so that the name survives
 // edits elsewhere: the declaration it lies in, the text of its expression
 // or statement, and which of that declaration's sites with that text it
@@ -274,14 +284,4 @@ func (s *site) key(typ string) string {
 		k += fmt.Sprintf("#%d", s.Occ)
 	}
 	return k
-}
-
-func (p pos) less(q pos) bool {
-	if p.File != q.File {
-		return p.File < q.File
-	}
-	if p.Line != q.Line {
-		return p.Line < q.Line
-	}
-	return p.Col < q.Col
 }
