@@ -111,7 +111,8 @@ usage: ./run.sh [COMMAND] [ARGS]
                         ./harness/...; ends with the skipped tests and their reasons
   mutate [PKG[:GLOBS]...]  mutation testing with gremlins (installed if missing) on the
                         numerical packages, or on PKG (GLOBS: comma-separated file globs);
-                        reports in results/mutation/; slow (hours for all), not part of test
+                        reports in results/mutation/; slow (hours for all), not part of test;
+                        --check [PKG...] only lists the survivors entries whose code is gone
   bugs [NAME-REGEXP]    replay the deliberate bugs of .ci/deliberate-bugs.tsv in a scratch
                         copy and check that the tests catch each
   bench [ARGS]          kernel benchmarks (-count 5) into results/bench/<date>.txt;
@@ -399,8 +400,29 @@ mutate_excludes() {
 	echo "$pat"
 }
 
+# mutate_check checks the survivors files of the packages given (default:
+# those ./run.sh mutate covers) against their source, without gremlins:
+# STALE for an entry whose function or expression is gone, MOVED for one
+# whose position hint is out of date (exit 1 if any is stale).
+mutate_check() {
+	local pkgs=("$@") t status=0
+	if [ ${#pkgs[@]} -eq 0 ]; then
+		while IFS= read -r t; do pkgs+=("${t%%:*}"); done < <(mutate_default | sort -u -t: -k1,1)
+	fi
+	for t in "${pkgs[@]}"; do
+		echo "== ${t%%:*}"
+		go run ./.ci/mutants -check -pkg "${t%%:*}" || status=1
+	done
+	return $status
+}
+
 cmd_mutate() {
 	need_go
+	if [ "${1:-}" = --check ]; then
+		shift
+		mutate_check "$@"
+		return
+	fi
 	ensure_glpk
 	local gremlins
 	gremlins=$(ensure_gremlins)

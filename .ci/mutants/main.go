@@ -5,18 +5,33 @@
 // The survivors file (<pkg>/testdata/mutation-survivors.txt) lists one
 // known equivalent mutant per line,
 //
-//	<file>:<line>:<col> <MUTATOR_TYPE> <reason>
+//	<function> <MUTATOR_TYPE> "<expression>"[#<n>] <file>:<line>:<col> <reason>
+//	binomialBTRD CONDITIONALS_BOUNDARY "km < 0" binomial.go:110:9 km = 0 negated is 0: the same km
 //
-// where the reason says why no test can tell the mutant from the original
-// (for example "changes only the pivot order, not the result"). Lines
-// starting with # and blank lines are ignored. Entries that no longer
-// survive are reported as stale, so the file follows the code.
+// The key is the part before the position: the declaration the mutated
+// token lies in, the mutator, the token's expression or statement as gofmt
+// prints it and, if the declaration holds that text more than once, which
+// one; CONTRIBUTING.md (Mutation testing) spells it out. The package's
+// source maps each lived mutant's position to its key, so entries still
+// match after lines are added or removed elsewhere, or their function
+// moves to another file of the package; the position is a hint for the
+// reader (MOVED when it is out of date). Lines starting with # and blank
+// lines are ignored.
+//
+// Entries that did not survive a run that covered their file, and entries
+// whose function or expression is gone from the package, are reported as
+// STALE, so the file follows the code; -check reports the latter without a
+// run, and -check -hints rewrites the positions of moved entries. A new
+// survivor is printed as an entry without its reason, to paste.
 //
 // With -summary FILE, the run's line in that table (one line per scope:
 // a package, or a package restricted to some files, as PKG:GLOBS) is added
-// or replaced.
+// or replaced. -convert rewrites a file of <file>:<line>:<col> entries (the
+// form before keys) from the source they were written against (-src).
 //
 //	go run ./.ci/mutants [-survivors FILE] [-summary FILE] [-scope SCOPE] -pkg PKG REPORT.json
+//	go run ./.ci/mutants [-survivors FILE] -check [-hints] -pkg PKG
+//	go run ./.ci/mutants [-survivors FILE] -convert [-src DIR] -pkg PKG
 package main
 
 import (
@@ -29,7 +44,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 )
@@ -48,15 +62,14 @@ type report struct {
 	ElapsedTime float64 `json:"elapsed_time"`
 }
 
-// mutant identifies a mutation: the position of the mutated token and the
-// mutator.
+// mutant is a mutation as gremlins reports it: the position of the
+// mutated token and the mutator.
 type mutant struct {
-	File      string
-	Line, Col int
-	Type      string
+	At   pos
+	Type string
 }
 
-func (m mutant) String() string { return fmt.Sprintf("%s:%d:%d %s", m.File, m.Line, m.Col, m.Type) }
+func (m mutant) String() string { return m.At.String() + " " + m.Type }
 
 // Gremlins' statuses.
 const (
@@ -105,68 +118,18 @@ func parseReport(rd io.Reader, pkg string) (*result, error) {
 			r.counts[m.Status]++
 			r.byFile[name][m.Status]++
 			if m.Status == lived {
-				r.lived = append(r.lived, mutant{name, m.Line, m.Column, m.Type})
+				r.lived = append(r.lived, mutant{pos{name, m.Line, m.Column}, m.Type})
 			}
 		}
 	}
 	sort.Slice(r.lived, func(i, j int) bool {
 		a, b := r.lived[i], r.lived[j]
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		if a.Col != b.Col {
-			return a.Col < b.Col
+		if a.At != b.At {
+			return a.At.less(b.At)
 		}
 		return a.Type < b.Type
 	})
 	return r, nil
-}
-
-// parseSurvivors reads a survivors file: mutant -> reason. A missing file
-// is an empty list.
-func parseSurvivors(path string) (map[mutant]string, error) {
-	known := make(map[mutant]string)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return known, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for i, line := range strings.Split(string(b), "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		bad := func(why string) error {
-			return fmt.Errorf("%s:%d: %s; want <file>:<line>:<col> <MUTATOR_TYPE> <reason>", path, i+1, why)
-		}
-		f := strings.Fields(line)
-		if len(f) < 3 {
-			return nil, bad("too few fields")
-		}
-		pos := strings.Split(f[0], ":")
-		if len(pos) != 3 {
-			return nil, bad(fmt.Sprintf("position %q", f[0]))
-		}
-		ln, err1 := strconv.Atoi(pos[1])
-		col, err2 := strconv.Atoi(pos[2])
-		if err1 != nil || err2 != nil || ln < 1 || col < 1 {
-			return nil, bad(fmt.Sprintf("position %q", f[0]))
-		}
-		if strings.ToUpper(f[1]) != f[1] {
-			return nil, bad(fmt.Sprintf("mutator type %q", f[1]))
-		}
-		m := mutant{pos[0], ln, col, f[1]}
-		if _, dup := known[m]; dup {
-			return nil, bad(m.String() + " listed twice")
-		}
-		known[m] = strings.Join(f[2:], " ")
-	}
-	return known, nil
 }
 
 // sourceLine returns line n of file (1-based), trimmed, or "".
@@ -185,9 +148,11 @@ func sourceLine(path string, n int) string {
 	return ""
 }
 
-// print writes the package's summary and tells whether every survivor is
-// explained by the survivors file.
-func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCount int) {
+// print writes the package's summary and tells how many survivors the
+// survivors file does not list. A lived mutant is matched to an entry by
+// the key of the token at its position in the package's source (src),
+// so the source must be the code the report was made on.
+func (r *result) print(w io.Writer, list *survivors, src *source) (newCount int) {
 	fmt.Fprintf(w, "%s: efficacy %.1f%% (killed %d, lived %d, timed out %d, not covered %d, not viable %d; %d files, %s)\n",
 		r.pkg, r.efficacy(), r.counts[killed], r.counts[lived], r.counts[timedOut], r.counts[notCovered],
 		r.counts[notViable], r.files, r.elapsed.Round(time.Second))
@@ -201,31 +166,41 @@ func (r *result) print(w io.Writer, known map[mutant]string, dir string) (newCou
 		fmt.Fprintf(w, "  %-24s efficacy %5.1f%% (killed %d, lived %d, timed out %d, not covered %d)\n",
 			f, efficacy(c), c[killed], c[lived], c[timedOut], c[notCovered])
 	}
-	alive := make(map[mutant]bool)
-	var fresh []mutant
+	matched := make(map[*entry]pos)
+	var fresh []string
 	for _, m := range r.lived {
-		alive[m] = true
-		if _, ok := known[m]; !ok {
-			fresh = append(fresh, m)
+		s := src.at[m.At]
+		if s == nil || !applies(s.Tok, m.Type) {
+			fresh = append(fresh, fmt.Sprintf("%s (%s has no token that %s mutates there: is the report older than the code?)",
+				m, src.dir, m.Type))
+			continue
 		}
+		if e := list.find(s, m.Type); e != nil {
+			matched[e] = m.At
+			continue
+		}
+		fresh = append(fresh, fmt.Sprintf("%s %s\t%s", s.key(m.Type), m.At, sourceLine(filepath.Join(src.dir, m.At.File), m.At.Line)))
 	}
-	listed := len(r.lived) - len(fresh)
 	k := r.counts[killed]
 	fmt.Fprintf(w, "  survivors: %d listed as equivalent, %d new; efficacy without the listed ones %.1f%%\n",
-		listed, len(fresh), 100*float64(k)/float64(max(1, k+len(fresh))))
-	for _, m := range fresh {
-		fmt.Fprintf(w, "  NEW %s\t%s\n", m, sourceLine(filepath.Join(dir, m.File), m.Line))
+		len(matched), len(fresh), 100*float64(k)/float64(max(1, k+len(fresh))))
+	for _, f := range fresh {
+		fmt.Fprintf(w, "  NEW %s\n", f)
 	}
-	var stale []mutant
-	for m := range known {
-		// A run on some of the package's files says nothing of the others.
-		if _, ran := r.byFile[m.File]; ran && !alive[m] {
-			stale = append(stale, m)
+	for _, e := range list.entries {
+		if at, ok := matched[e]; ok {
+			if at != e.Hint {
+				fmt.Fprintf(w, "  MOVED %s: now at %s (the position is a hint; update it at leisure)\n", e, at)
+			}
+			continue
 		}
-	}
-	sort.Slice(stale, func(i, j int) bool { return stale[i].String() < stale[j].String() })
-	for _, m := range stale {
-		fmt.Fprintf(w, "  STALE %s (listed, but did not survive this run: killed, moved or not run)\n", m)
+		s, why := src.resolve(e)
+		if s == nil {
+			fmt.Fprintf(w, "  STALE %s: %s\n", e, why)
+		} else if _, ran := r.byFile[s.At.File]; ran {
+			// A run on some of the package's files says nothing of the others.
+			fmt.Fprintf(w, "  STALE %s: did not survive this run (killed, or not run) at %s\n", e, s.At)
+		}
 	}
 	return len(fresh)
 }
@@ -263,11 +238,7 @@ func updateSummary(path, line, scope string) error {
 	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return writeFile(path, out)
 }
 
 func main() {
@@ -275,12 +246,22 @@ func main() {
 	survivors := flag.String("survivors", "", "survivors file (default <pkg>/testdata/mutation-survivors.txt)")
 	summary := flag.String("summary", "", "summary table to update with the run's line")
 	scope := flag.String("scope", "", "the run's name in the summary table (default PKG; PKG:GLOBS for a run on some files)")
+	check := flag.Bool("check", false, "without a report: list the entries whose code is gone from the package")
+	hints := flag.Bool("hints", false, "with -check: rewrite the positions of moved entries")
+	convert := flag.Bool("convert", false, "rewrite a survivors file of <file>:<line>:<col> entries into keyed ones")
+	srcDir := flag.String("src", "", "with -convert: the package's source the positions refer to (default PKG)")
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: mutants -pkg PKG [-survivors FILE] [-summary FILE] [-scope SCOPE] REPORT.json")
+		fmt.Fprintln(os.Stderr, "usage: mutants -pkg PKG [-survivors FILE] [-summary FILE] [-scope SCOPE] REPORT.json\n"+
+			"       mutants -pkg PKG [-survivors FILE] -check [-hints]\n"+
+			"       mutants -pkg PKG [-survivors FILE] -convert [-src DIR]")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
-	if *pkg == "" || flag.NArg() != 1 {
+	reports := 1
+	if *check || *convert {
+		reports = 0
+	}
+	if *pkg == "" || flag.NArg() != reports || (*check && *convert) {
 		flag.Usage()
 		os.Exit(2)
 	}
@@ -290,7 +271,22 @@ func main() {
 	if *scope == "" {
 		*scope = *pkg
 	}
-	if err := run(os.Stdout, flag.Arg(0), *pkg, *scope, *survivors, *summary); err != nil {
+	var err error
+	switch {
+	case *check:
+		var stale int
+		if stale, err = checkSurvivors(os.Stdout, *pkg, *survivors, *hints); err == nil && stale > 0 {
+			err = fmt.Errorf("%s: %d stale entries", *survivors, stale)
+		}
+	case *convert:
+		if *srcDir == "" {
+			*srcDir = *pkg
+		}
+		err = convertFile(*srcDir, *survivors)
+	default:
+		err = run(os.Stdout, flag.Arg(0), *pkg, *scope, *survivors, *summary)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "mutants:", err)
 		os.Exit(1)
 	}
@@ -306,13 +302,87 @@ func run(w io.Writer, reportPath, pkg, scope, survivorsPath, summaryPath string)
 	if err != nil {
 		return fmt.Errorf("%s: %w", reportPath, err)
 	}
-	known, err := parseSurvivors(survivorsPath)
+	list, err := parseSurvivors(survivorsPath)
 	if err != nil {
 		return err
 	}
-	fresh := r.print(w, known, pkg)
+	src, err := loadSource(pkg)
+	if err != nil {
+		return err
+	}
+	fresh := r.print(w, list, src)
 	if summaryPath != "" {
 		return updateSummary(summaryPath, r.summaryLine(scope, fresh, time.Now().UTC().Format("2006-01-02")), scope)
 	}
 	return nil
+}
+
+// checkSurvivors reports the entries whose site is gone from the package's
+// source, one line each, and counts them. With hints, it rewrites the
+// positions of the entries that moved.
+func checkSurvivors(w io.Writer, pkg, survivorsPath string, hints bool) (int, error) {
+	list, err := parseSurvivors(survivorsPath)
+	if err != nil {
+		return 0, err
+	}
+	src, err := loadSource(pkg)
+	if err != nil {
+		return 0, err
+	}
+	stale := 0
+	moved := make(map[int]string) // line -> the entry with its new position
+	for _, e := range list.entries {
+		s, why := src.resolve(e)
+		switch {
+		case s == nil:
+			stale++
+			fmt.Fprintf(w, "STALE %s: %s\n", e, why)
+		case s.At != e.Hint:
+			fmt.Fprintf(w, "MOVED %s: now at %s\n", e, s.At)
+			moved[e.line] = e.key() + " " + s.At.String() + " " + e.Reason
+		}
+	}
+	if !hints || len(moved) == 0 {
+		return stale, nil
+	}
+	b, err := os.ReadFile(survivorsPath)
+	if err != nil {
+		return stale, err
+	}
+	lines := strings.Split(string(b), "\n")
+	for n, l := range moved {
+		lines[n-1] = l
+	}
+	return stale, writeFile(survivorsPath, strings.Join(lines, "\n"))
+}
+
+// writeFile replaces path's content through a temporary file.
+func writeFile(path, content string) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+// convertFile converts a survivors file to keyed entries in place, naming
+// each entry from the source in dir.
+func convertFile(dir, survivorsPath string) error {
+	src, err := loadSource(dir)
+	if err != nil {
+		return err
+	}
+	out, err := convertLegacy(survivorsPath, src)
+	if err != nil {
+		return err
+	}
+	tmp := survivorsPath + ".tmp"
+	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
+		return err
+	}
+	if _, err := parseSurvivors(tmp); err != nil { // two old entries with one key
+		os.Remove(tmp)
+		return fmt.Errorf("converted file does not parse: %w", err)
+	}
+	return os.Rename(tmp, survivorsPath)
 }
