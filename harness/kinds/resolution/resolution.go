@@ -243,7 +243,11 @@ func (def) Finish(_ context.Context, p *Params, out *harness.Output) (harness.Se
 	}
 	figs, skipped := m.figures()
 	sec := harness.Section{Figures: figs, Skipped: append(skipped, m.skipped...)}
-	sec.Markdown = section(p, rows, m)
+	md, err := section(p, rows, m)
+	if err != nil {
+		return harness.Section{}, err
+	}
+	sec.Markdown = md
 	return sec, nil
 }
 

@@ -1,120 +1,119 @@
 package resolution
 
 import (
+	"embed"
 	"fmt"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
+	"text/template"
 
 	"privic/harness"
 )
 
-// section writes the kind's part of the report.
-func section(p *Params, rows []Row, m *metres) string {
-	var b strings.Builder
-	b.WriteString("## At finer resolution\n\n")
-	paperWords := m.coarse == paperGrid
-	if paperWords {
-		b.WriteString("The paper checks its claims on grids of about 480 m (Paris) and 500 m (San Francisco) cells. ")
-		b.WriteString("Here each claim is checked again on the raw check-ins of the same regions gridded much finer, ")
-		b.WriteString("with every beta and epsilon scaled by the ratio of the cell sides, so that the privacy per metre is the paper's. ")
-	} else {
-		b.WriteString("Each claim is checked on a coarse grid and again on a fine one, as the experiments named below ran them. ")
-	}
-	b.WriteString("Distances (EMD, distortion, expected distance of a report) are in metres, so the two resolutions compare. ")
-	b.WriteString("Cell sides: " + cellList(p) + ".\n\n")
+//go:embed section.md.tmpl
+var sectionFS embed.FS
 
-	b.WriteString("### Verdicts at both resolutions\n\n")
+// sectionData is what section.md.tmpl renders.
+type sectionData struct {
+	PaperWords bool   // the coarse side is the paper's grid
+	Cells      string // the datasets' cell sides
+	Grid       string // the coarse side in words ("paper's grid")
+	Coarse     string // the coarse side in table headers
+	Verdicts   string // the table of both sides' verdicts
+	Counts     changeCounts
+	// The claims by what happens to their verdict: Changed (stronger,
+	// weaker, undecided or decided at fine resolution only), Only (checked
+	// at fine resolution only), Missing (not run), Kept (same verdict).
+	Changed, Only, Missing, Kept []claimWords
+	// The measurements in metres, per figure of the paper.
+	BAvsLAP, Sweep      []pairTable
+	PRIVIC              *privicTable
+	Elastic, Mechanisms []pairWords
+}
+
+type changeCounts struct {
+	All, Same, Stronger, Weaker, UndecidedFine, DecidedFine, FineOnly, NotRun int
+}
+
+// claimWords is one claim of the section's lists.
+type claimWords struct {
+	Claim, City, Change, Rule, Why                  string
+	CoarseVerdict, CoarseExperiment, CoarseEvidence string
+	FineVerdict, FineExperiment, FineEvidence       string
+}
+
+// pairTable is one pair of experiments compared in metres: why it has
+// no table (Missing), or its table.
+type pairTable struct {
+	Title, CoarseCells, FineCells, Missing, Table string
+}
+
+// pairWords is a pairTable with what some figures add: the fine grid's
+// report maps (elastic) and the series found on one grid only
+// (mechanisms).
+type pairWords struct {
+	Pair  pairTable
+	Maps  *reportMaps
+	Alone string
+}
+
+type reportMaps struct{ Title, Experiment, Dataset string }
+
+type privicTable struct {
+	Notes []string // the pairs without a table, and why
+	Table string
+}
+
+// section renders the kind's part of the report.
+func section(p *Params, rows []Row, m *metres) (string, error) {
+	d := sectionData{PaperWords: m.coarse == paperGrid, Cells: cellList(p), Grid: m.gridWords(), Coarse: m.coarse}
 	tr := make([][]string, len(rows))
 	for i, r := range rows {
 		tr[i] = []string{r.Claim, r.City, cell(r.Paper, m.notChecked()), cell(r.Fine, m.notChecked()), r.Change}
 	}
-	b.WriteString(harness.MarkdownTable([]string{"claim", "data", m.gridWords(), "fine grid", "change"}, tr))
-	b.WriteString("\n")
+	d.Verdicts = harness.MarkdownTable([]string{"claim", "data", m.gridWords(), "fine grid", "change"}, tr)
 	counts := map[string]int{}
 	for _, r := range rows {
 		counts[r.Change]++
 	}
-	fmt.Fprintf(&b, "%d claims compared: %d keep their verdict, %d are stronger and %d weaker at fine resolution, "+
-		"%d are undecided at fine resolution and %d decided there only, %d are checked at fine resolution only, %d were not run at fine resolution.\n\n",
-		len(rows), counts[Same], counts[Stronger], counts[Weaker], counts[UndecidedFine], counts[DecidedFine], counts[FineOnly], counts[NotRunFine]+counts[NotRun])
-
-	b.WriteString("### Where the verdict changes with resolution\n\n")
-	b.WriteString("Each experiment judges a claim by the same rule at both resolutions, stated in the claim's own units: ")
-	if paperWords {
-		b.WriteString("distances in metres (one paper cell is 500 m), comparisons of means by Welch's test over the simulations, ")
-	} else {
-		b.WriteString("distances in metres, comparisons of means by Welch's test over the simulations, ")
-	}
-	b.WriteString("singular values against each matrix's own floating-point noise floor. ")
-	b.WriteString("An undecided verdict is not a failure: the evidence cannot decide the rule, and its reason says why.\n\n")
-	changed := 0
+	d.Counts = changeCounts{All: len(rows), Same: counts[Same], Stronger: counts[Stronger], Weaker: counts[Weaker],
+		UndecidedFine: counts[UndecidedFine], DecidedFine: counts[DecidedFine], FineOnly: counts[FineOnly],
+		NotRun: counts[NotRunFine] + counts[NotRun]}
 	for _, r := range rows {
-		if r.Change != Stronger && r.Change != Weaker && r.Change != UndecidedFine && r.Change != DecidedFine {
-			continue
-		}
-		changed++
-		fmt.Fprintf(&b, "- **%s** (%s): %s on the %s (%s), %s at fine resolution (%s): %s.\n"+
-			"  - Rule: %s\n  - %s: %s\n  - Fine grid: %s\n",
-			r.Claim, r.City, verdictWords(r.Paper), m.gridWords(), r.Paper.Experiment, verdictWords(r.Fine), r.Fine.Experiment, r.Change,
-			oneLine(r.Fine.Rule), upperFirst(m.gridWords()), oneLine(r.Paper.Evidence), oneLine(r.Fine.Evidence))
-	}
-	if changed == 0 {
-		b.WriteString("No claim changes its verdict.\n")
-	}
-	b.WriteString("\n")
-
-	var only, missing, same []Row
-	for _, r := range rows {
+		w := claimWords{Claim: r.Claim, City: r.City, Change: r.Change, Rule: oneLine(r.Fine.Rule),
+			CoarseVerdict: verdictWords(r.Paper), CoarseExperiment: r.Paper.Experiment, CoarseEvidence: oneLine(r.Paper.Evidence),
+			FineVerdict: verdictWords(r.Fine), FineExperiment: r.Fine.Experiment, FineEvidence: oneLine(r.Fine.Evidence)}
 		switch r.Change {
+		case Stronger, Weaker, UndecidedFine, DecidedFine:
+			d.Changed = append(d.Changed, w)
 		case FineOnly:
-			only = append(only, r)
-		case NotRunFine, NotRun:
-			missing = append(missing, r)
-		case Same:
-			same = append(same, r)
-		}
-	}
-	if len(only) > 0 {
-		b.WriteString("### Checked at fine resolution only\n\n")
-		for _, r := range only {
-			why := "the " + m.coarse + " grid's experiments check it on another dataset only"
-			if paperWords {
-				why = "the paper checks it on another dataset only"
+			w.Why = "the " + m.coarse + " grid's experiments check it on another dataset only"
+			if d.PaperWords {
+				w.Why = "the paper checks it on another dataset only"
 			}
 			if r.Paper.Missing != "" {
-				why = r.Paper.Missing
+				w.Why = r.Paper.Missing
 			}
-			fmt.Fprintf(&b, "- **%s** (%s): %s at fine resolution (%s; %s). %s\n",
-				r.Claim, r.City, verdictWords(r.Fine), r.Fine.Experiment, why, oneLine(r.Fine.Evidence))
+			d.Only = append(d.Only, w)
+		case NotRunFine, NotRun:
+			w.Why = strings.Join(nonEmpty(r.Paper.Missing, r.Fine.Missing), "; ")
+			d.Missing = append(d.Missing, w)
+		case Same:
+			d.Kept = append(d.Kept, w)
 		}
-		b.WriteString("\n")
 	}
-	if len(missing) > 0 {
-		b.WriteString("### Not run\n\n")
-		for _, r := range missing {
-			fmt.Fprintf(&b, "- %s (%s): %s\n", r.Claim, r.City, strings.Join(nonEmpty(r.Paper.Missing, r.Fine.Missing), "; "))
-		}
-		b.WriteString("\n")
+	d.BAvsLAP = m.baVsLAP()
+	d.PRIVIC = m.privicTable()
+	d.Sweep = m.sweepTables()
+	d.Elastic = m.elasticTables()
+	d.Mechanisms = m.mechanismTables()
+	t, err := harness.Templates(sectionFS, template.FuncMap{"upperFirst": upperFirst}, "section.md.tmpl")
+	if err != nil {
+		return "", err
 	}
-	if len(same) > 0 {
-		b.WriteString("### Evidence of the claims that keep their verdict\n\n")
-		for _, r := range same {
-			fmt.Fprintf(&b, "- **%s** (%s), %s at both resolutions.\n  - Rule: %s\n  - %s (%s): %s\n  - Fine grid (%s): %s\n",
-				r.Claim, r.City, verdictWords(r.Fine), oneLine(r.Fine.Rule), upperFirst(m.gridWords()), r.Paper.Experiment, oneLine(r.Paper.Evidence), r.Fine.Experiment, oneLine(r.Fine.Evidence))
-		}
-		b.WriteString("\n")
-	}
-
-	b.WriteString("### In metres\n\n")
-	b.WriteString("Every number below is also in `in_metres.csv` (one row per grid, series and x).\n\n")
-	m.writeBAvsLAP(&b)
-	m.writePRIVIC(&b)
-	m.writeSweep(&b)
-	m.writeElastic(&b)
-	m.writeMechanisms(&b)
-	return b.String()
+	return harness.Render(t, "section.md.tmpl", d)
 }
 
 // cellList lists the cell sides of the datasets.
@@ -204,37 +203,25 @@ func matched(d pairData, paperSeries, fineSeries string) [][2]float64 {
 	return out
 }
 
-// missingNote says why a pair has no table.
-func missingNote(b *strings.Builder, d pairData) bool {
-	if d.Paper.Missing == "" && d.Fine.Missing == "" {
-		return false
-	}
-	fmt.Fprintf(b, "%s: %s.\n\n", d.Title, strings.Join(nonEmpty(d.Paper.Missing, d.Fine.Missing), "; "))
-	return true
+// pairOf starts a pair's comparison: its title, both grids' sizes and
+// why it has no table, if it has none.
+func pairOf(d pairData) pairTable {
+	return pairTable{Title: d.Title, CoarseCells: gridLabel(d.Paper), FineCells: gridLabel(d.Fine),
+		Missing: strings.Join(nonEmpty(d.Paper.Missing, d.Fine.Missing), "; ")}
 }
 
-// writePairTable writes one pair's comparison: its title with both grids'
-// sizes, then the table of header and rows.
-func writePairTable(b *strings.Builder, d pairData, header []string, rows [][]string) {
-	fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
-	b.WriteString(harness.MarkdownTable(header, rows))
-	b.WriteString("\n")
-}
-
-// writePairs writes a figure's comparison in metres: nothing when there
-// are no pairs, else intro and then, pair by pair, why it has no table
-// (missingNote) or its table of header and the rows that rows builds.
-func writePairs(b *strings.Builder, intro string, ds []pairData, header []string, rows func(d pairData) [][]string) {
-	if len(ds) == 0 {
-		return
-	}
-	b.WriteString(intro)
+// pairTables compares a figure's pairs in metres: each pair's table of
+// header and the rows that rows builds, or why it has none.
+func pairTables(ds []pairData, header []string, rows func(d pairData) [][]string) []pairTable {
+	var out []pairTable
 	for _, d := range ds {
-		if missingNote(b, d) {
-			continue
+		t := pairOf(d)
+		if t.Missing == "" {
+			t.Table = harness.MarkdownTable(header, rows(d))
 		}
-		writePairTable(b, d, header, rows(d))
+		out = append(out, t)
 	}
+	return out
 }
 
 // better names the smaller of BA's and LAP's EMD.
@@ -250,9 +237,8 @@ func better(ba, lap float64, ok bool) string {
 	return "tie"
 }
 
-func (m *metres) writeBAvsLAP(b *strings.Builder) {
-	writePairs(b, "**BA vs LAP (Fig. 3)**: mean EMD of the IBU estimate to the prior, LAP at BA's tight epsilon, at the same beta per km.\n\n"+
-		"![BA vs LAP at both resolutions](ba-vs-lap-metres.png)\n\n", m.bavslap,
+func (m *metres) baVsLAP() []pairTable {
+	return pairTables(m.bavslap,
 		[]string{"beta per km", m.coarse + " BA (m)", m.coarse + " LAP (m)", m.coarse + ": better", "fine BA (m)", "fine LAP (m)", "fine: better"},
 		func(d pairData) (rows [][]string) {
 			for _, xy := range matched(d, "ba", "ba") {
@@ -267,15 +253,15 @@ func (m *metres) writeBAvsLAP(b *strings.Builder) {
 		})
 }
 
-func (m *metres) writePRIVIC(b *strings.Builder) {
+func (m *metres) privicTable() *privicTable {
 	if len(m.privic) == 0 {
-		return
+		return nil
 	}
-	b.WriteString("**PRIVIC per cycle (Fig. 8-9, Tables III-IV)**: mean EMD to the prior over the rounds after cycle 1 and after the last cycle.\n\n")
-	b.WriteString("![PRIVIC's EMD per cycle at both resolutions](privic-metres.png)\n\n")
+	out := &privicTable{}
 	var rows [][]string
 	for _, d := range m.privic {
-		if missingNote(b, d) {
+		if t := pairOf(d); t.Missing != "" {
+			out.Notes = append(out.Notes, t.Title+": "+t.Missing)
 			continue
 		}
 		for _, ps := range sortedSeries(d.Paper.Curves) {
@@ -303,14 +289,14 @@ func (m *metres) writePRIVIC(b *strings.Builder) {
 		}
 	}
 	if len(rows) > 0 {
-		b.WriteString(harness.MarkdownTable([]string{"variant and data", "beta per km", m.coarse + ": cycles", m.coarse + ": cycle 1 (m)",
-			m.coarse + ": last (m)", m.coarse + ": last/first", "fine: cycles", "fine: cycle 1 (m)", "fine: last (m)", "fine: last/first"}, rows))
-		b.WriteString("\n")
+		out.Table = harness.MarkdownTable([]string{"variant and data", "beta per km", m.coarse + ": cycles", m.coarse + ": cycle 1 (m)",
+			m.coarse + ": last (m)", m.coarse + ": last/first", "fine: cycles", "fine: cycle 1 (m)", "fine: last (m)", "fine: last/first"}, rows)
 	}
+	return out
 }
 
-func (m *metres) writeSweep(b *strings.Builder) {
-	writePairs(b, "**Beta sweep (Fig. 10)**: mean EMD to the prior after the last cycle.\n\n", m.sweep,
+func (m *metres) sweepTables() []pairTable {
+	return pairTables(m.sweep,
 		[]string{"beta per km", m.coarse + " (m)", "fine (m)", "fine / " + m.coarse},
 		func(d pairData) (rows [][]string) {
 			for _, xy := range matched(d, "last-cycle", "last-cycle") {
@@ -322,17 +308,15 @@ func (m *metres) writeSweep(b *strings.Builder) {
 		})
 }
 
-func (m *metres) writeElastic(b *strings.Builder) {
-	if len(m.elastic) == 0 {
-		return
-	}
-	b.WriteString("**Elastic privacy at A (Fig. 2)**: expected distance of A's report and the chance that it lands on a deserted cell.\n\n")
+func (m *metres) elasticTables() []pairWords {
+	var out []pairWords
 	for _, d := range m.elastic {
+		w := pairWords{Pair: pairOf(d)}
 		if d.Fine.Missing == "" {
-			fmt.Fprintf(b, "![%s: reports of A](../%s/reports-a-%s.png)\n![%s: reports of B](../%s/reports-b-%s.png)\n\n",
-				d.Title, d.Fine.Experiment, d.Fine.Dataset, d.Title, d.Fine.Experiment, d.Fine.Dataset)
+			w.Maps = &reportMaps{Title: d.Title, Experiment: d.Fine.Experiment, Dataset: d.Fine.Dataset}
 		}
-		if missingNote(b, d) {
+		if w.Pair.Missing != "" {
+			out = append(out, w)
 			continue
 		}
 		var rows [][]string
@@ -350,19 +334,19 @@ func (m *metres) writeElastic(b *strings.Builder) {
 			}
 			rows = append(rows, row)
 		}
-		writePairTable(b, d, []string{"beta per km", m.coarse + " BA dist (m)", m.coarse + " BA P(deserted)", m.coarse + " LAP dist (m)",
+		w.Pair.Table = harness.MarkdownTable([]string{"beta per km", m.coarse + " BA dist (m)", m.coarse + " BA P(deserted)", m.coarse + " LAP dist (m)",
 			m.coarse + " LAP P(deserted)", "fine BA dist (m)", "fine BA P(deserted)", "fine LAP dist (m)", "fine LAP P(deserted)"}, rows)
+		out = append(out, w)
 	}
+	return out
 }
 
-func (m *metres) writeMechanisms(b *strings.Builder) {
-	if len(m.mech) == 0 {
-		return
-	}
-	b.WriteString("**Mechanisms' frontier**: EMD and average distortion in metres at the same tight epsilon per km or the same distortion in metres. " +
-		"Mechanisms meet by their full names: the optimal mechanism's LP on blocks of the fine grid (`-coarseK`) is another mechanism than its LP on the whole " + m.coarse + " grid.\n\n")
+func (m *metres) mechanismTables() []pairWords {
+	var out []pairWords
 	for _, d := range m.mech {
-		if missingNote(b, d) {
+		w := pairWords{Pair: pairOf(d)}
+		if w.Pair.Missing != "" {
+			out = append(out, w)
 			continue
 		}
 		var rows [][]string
@@ -400,17 +384,14 @@ func (m *metres) writeMechanisms(b *strings.Builder) {
 				rows = append(rows, []string{cal, level, mech, num(pe, true), num(pd, okd), num(fe, true), num(fd, okf)})
 			}
 		}
-		if len(rows) == 0 {
-			fmt.Fprintf(b, "%s (%s cells vs %s cells):\n\n", d.Title, gridLabel(d.Paper), gridLabel(d.Fine))
-			b.WriteString("No level of the " + m.gridWords() + " has a match on the fine grid.\n\n")
-		} else {
-			writePairTable(b, d, []string{"calibration", "level", "mechanism", m.coarse + " EMD (m)", m.coarse + " distortion (m)",
+		if len(rows) > 0 {
+			w.Pair.Table = harness.MarkdownTable([]string{"calibration", "level", "mechanism", m.coarse + " EMD (m)", m.coarse + " distortion (m)",
 				"fine EMD (m)", "fine distortion (m)"}, rows)
 		}
-		if len(alone) > 0 {
-			fmt.Fprintf(b, "On one grid only: %s.\n\n", strings.Join(alone, "; "))
-		}
+		w.Alone = strings.Join(alone, "; ")
+		out = append(out, w)
 	}
+	return out
 }
 
 // labelWords lists a series' labels by level, for prose: "" when none.
