@@ -32,6 +32,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"privic/internal/atomicfile"
 )
 
 // report is the part of gremlins' JSON output used here.
@@ -263,11 +265,7 @@ func updateSummary(path, line, scope string) error {
 	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, path)
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, out); return err })
 }
 
 func main() {
