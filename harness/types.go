@@ -232,10 +232,6 @@ func fieldType(t reflect.Type, key string) reflect.Type {
 	return nil
 }
 
-func implements(t, iface reflect.Type) bool {
-	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
-}
-
 // errLineProbe is what lineProbe says, to be recognised in keyLine.
 var errLineProbe = errors.New("harness: line probe")
 
