@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"privic/kernels/enum"
 )
 
 // Box is a latitude/longitude bounding box in degrees. Bounds are
@@ -55,10 +57,11 @@ const (
 	BothClosed
 )
 
+// ruleNames name the rules by their inequalities, by value (read-only).
+var ruleNames = enum.New[Rule]("Rule", "rule", "edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]", "edge[i+1] <= v < edge[i]")
+
 // String names the rule by its inequality.
-func (r Rule) String() string {
-	return enum[Rule]{"Rule", "rule", []string{"edge[i+1] < v <= edge[i]", "edge[i+1] <= v <= edge[i]", "edge[i+1] <= v < edge[i]"}}.String(r)
-}
+func (r Rule) String() string { return ruleNames.String(r) }
 
 // City is a discretisation preset: the bounding box of the subset, the
 // arange steps of its cell edges and its boundary rule. Edges start at the

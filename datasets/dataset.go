@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"privic/kernels"
+	"privic/kernels/enum"
 )
 
 // Dataset is a set of check-ins counted per cell of a grid. Datasets
@@ -134,21 +135,21 @@ const (
 	AllRows
 )
 
-func rowPolicies() enum[RowPolicy] {
-	return enum[RowPolicy]{"RowPolicy", "row policy", []string{"header-quirk", "all-rows"}}
-}
+// rowPolicies are the spec names of the row policies, by value
+// (read-only).
+var rowPolicies = enum.New[RowPolicy]("RowPolicy", "row policy", "header-quirk", "all-rows")
 
 // String returns the policy's spec name ("header-quirk", "all-rows").
-func (p RowPolicy) String() string { return rowPolicies().String(p) }
+func (p RowPolicy) String() string { return rowPolicies.String(p) }
 
 // ParseRowPolicy parses a policy's spec name.
-func ParseRowPolicy(s string) (RowPolicy, error) { return rowPolicies().Parse(s) }
+func ParseRowPolicy(s string) (RowPolicy, error) { return rowPolicies.Parse(s) }
 
 // MarshalText lets specs and manifests spell the policy by name.
-func (p RowPolicy) MarshalText() ([]byte, error) { return rowPolicies().Marshal(p) }
+func (p RowPolicy) MarshalText() ([]byte, error) { return rowPolicies.Marshal(p) }
 
 // UnmarshalText parses a policy's spec name.
-func (p *RowPolicy) UnmarshalText(b []byte) error { return rowPolicies().Unmarshal(b, p) }
+func (p *RowPolicy) UnmarshalText(b []byte) error { return rowPolicies.Unmarshal(b, p) }
 
 // LoadOptions selects how Load builds a data set.
 type LoadOptions struct {

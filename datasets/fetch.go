@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"bufio"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +13,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"privic/internal/atomicfile"
 )
 
 // SNAPFile is the name under which fetch-data keeps the downloaded file in
@@ -146,27 +147,23 @@ func download(ctx context.Context, client *http.Client, url, path, want string, 
 	if resp.StatusCode != http.StatusOK {
 		return "", fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
+	f, err := atomicfile.Create(path)
 	if err != nil {
 		return "", err
 	}
-	defer os.Remove(tmp.Name()) // a no-op after the rename
+	defer f.Abort() // a no-op after Commit
 	h := sha256.New()
 	pw := &progressWriter{out: progress, what: "downloading " + url, total: resp.ContentLength, every: time.Second}
-	_, err = io.Copy(io.MultiWriter(tmp, h, pw), resp.Body)
+	_, err = io.Copy(io.MultiWriter(f, h, pw), resp.Body)
 	pw.done()
 	if err != nil {
-		tmp.Close()
 		return "", fmt.Errorf("GET %s: %w", url, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return "", err
 	}
 	sum := hex.EncodeToString(h.Sum(nil))
 	if want != "" && sum != want {
 		return "", fmt.Errorf("download of %s has SHA-256 %s, expected %s (deleted)", url, sum, want)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := f.Commit(); err != nil {
 		return "", err
 	}
 	return sum, nil
@@ -198,26 +195,24 @@ func BuildSubsets(r io.Reader, name string, cities []City, dir string, progress 
 	}
 	type out struct {
 		city City
-		tmp  *os.File
-		w    *bufio.Writer
+		f    *atomicfile.File
 		n    int
 	}
 	outs := make([]*out, 0, len(cities))
 	defer func() {
 		for _, o := range outs {
-			o.tmp.Close()
-			os.Remove(o.tmp.Name()) // fails harmlessly after the rename
+			o.f.Abort() // a no-op after Commit
 		}
 	}()
 	for _, c := range cities {
 		if err := c.Validate(); err != nil {
 			return SNAPStats{}, nil, err
 		}
-		tmp, err := os.CreateTemp(dir, ".tmp-"+CheckinsFile(c.Name)+"-*")
+		f, err := atomicfile.Create(filepath.Join(dir, CheckinsFile(c.Name)))
 		if err != nil {
 			return SNAPStats{}, nil, err
 		}
-		outs = append(outs, &out{city: c, tmp: tmp, w: bufio.NewWriter(tmp)})
+		outs = append(outs, &out{city: c, f: f})
 	}
 	last := time.Now()
 	lines := 0
@@ -232,10 +227,10 @@ func BuildSubsets(r io.Reader, name string, cities []City, dir string, progress 
 				continue
 			}
 			o.n++
-			o.w.Write(c.LatText) // errors are sticky in bufio.Writer; checked at Flush
-			o.w.WriteByte(',')
-			o.w.Write(c.LonText)
-			o.w.WriteByte('\n')
+			o.f.Write(c.LatText) // errors are sticky in the buffer; Commit reports them
+			o.f.WriteByte(',')
+			o.f.Write(c.LonText)
+			o.f.WriteByte('\n')
 		}
 		return nil
 	})
@@ -254,19 +249,10 @@ func BuildSubsets(r io.Reader, name string, cities []City, dir string, progress 
 	}
 	subsets := make([]Subset, 0, len(outs))
 	for _, o := range outs {
-		if err := o.w.Flush(); err != nil {
-			return st, nil, err
-		}
-		if err := o.tmp.Chmod(0o644); err != nil {
-			return st, nil, err
-		}
-		if err := o.tmp.Close(); err != nil {
+		if err := o.f.Commit(); err != nil {
 			return st, nil, err
 		}
 		dst := filepath.Join(dir, CheckinsFile(o.city.Name))
-		if err := os.Rename(o.tmp.Name(), dst); err != nil {
-			return st, nil, err
-		}
 		subsets = append(subsets, Subset{City: o.city.Name, Path: dst, Points: o.n})
 		progressf(progress, "wrote %s: %d check-ins\n", dst, o.n)
 	}

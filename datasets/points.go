@@ -17,7 +17,7 @@ const EnvData = "PRIVIC_DATA"
 // ErrNoPoints is returned (wrapped) by Points and FindPoints when no raw
 // check-in file exists in any searched directory; callers that only need
 // the points for a figure skip the figure and say why.
-var ErrNoPoints = errors.New("raw check-ins not found")
+var ErrNoPoints = errors.New("datasets: raw check-ins not found")
 
 // ModuleRoot walks up from dir to the directory holding the go.mod of
 // module privic.

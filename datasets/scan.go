@@ -255,7 +255,7 @@ func scanCSV(br *bufio.Reader, name string, f PointsFormat, fn func(lat, lon, w 
 // errRecordTooLong stops a CSV record that grows past maxLine bytes: a
 // corrupt file, or a double quote that is never closed, must not grow the
 // reader's memory with the file.
-var errRecordTooLong = errors.New("record too long")
+var errRecordTooLong = errors.New("datasets: record too long")
 
 // recordLimit feeds the CSV reader. It counts lines, and follows the
 // double quotes to know where records end (a newline outside quotes; a

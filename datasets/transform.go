@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"privic/kernels"
+	"privic/kernels/enum"
 )
 
 // IslandMode says what Island does with the mass of the zeroed cells.
@@ -22,20 +23,20 @@ const (
 )
 
 // String returns the mode's spec name ("move", "set").
-func (m IslandMode) String() string { return islandModes().String(m) }
+func (m IslandMode) String() string { return islandModes.String(m) }
 
 // UnmarshalText parses a mode's spec name.
-func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes().Unmarshal(b, m) }
+func (m *IslandMode) UnmarshalText(b []byte) error { return islandModes.Unmarshal(b, m) }
 
 // MarshalText lets specs and manifests spell the mode by name.
-func (m IslandMode) MarshalText() ([]byte, error) { return islandModes().Marshal(m) }
+func (m IslandMode) MarshalText() ([]byte, error) { return islandModes.Marshal(m) }
 
 // ParseIslandMode parses a mode's spec name.
-func ParseIslandMode(s string) (IslandMode, error) { return islandModes().Parse(s) }
+func ParseIslandMode(s string) (IslandMode, error) { return islandModes.Parse(s) }
 
-func islandModes() enum[IslandMode] {
-	return enum[IslandMode]{"IslandMode", "island mode", []string{"move", "set"}}
-}
+// islandModes are the spec names of the island modes, by value
+// (read-only).
+var islandModes = enum.New[IslandMode]("IslandMode", "island mode", "move", "set")
 
 // Block is a rectangle of local cells, bounds inclusive.
 type Block struct {

@@ -247,7 +247,7 @@ func TestIslandOptionsTOML(t *testing.T) {
 	if spec.Island.Row != want.Row || spec.Island.Mode != want.Mode || *spec.Island.Block != *want.Block {
 		t.Errorf("decoded %+v, want %+v", spec.Island, want)
 	}
-	if _, err := toml.Decode("[island]\nmode = \"dump\"\n", &spec); err == nil || !strings.Contains(err.Error(), `"move" or "set"`) {
+	if _, err := toml.Decode("[island]\nmode = \"dump\"\n", &spec); err == nil || !strings.Contains(err.Error(), `unknown island mode "dump" (known: move, set)`) {
 		t.Errorf("unknown mode: %v", err)
 	}
 }

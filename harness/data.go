@@ -51,18 +51,18 @@ func (r *Registry) WithData(d Data) *Registry {
 // decodeDecls decodes the spec's [datasets.NAME] tables into fresh
 // declarations of r's Data; their keys are checked with the parameters'
 // (checkKeys).
-func (r *Registry) decodeDecls(path string, md toml.MetaData, tables map[string]toml.Primitive) (map[string]any, error) {
+func (r *Registry) decodeDecls(doc *tomlDoc, tables map[string]toml.Primitive) (map[string]any, error) {
 	if len(tables) == 0 {
 		return nil, nil
 	}
 	if r.data == nil {
-		return nil, fmt.Errorf("%s: datasets: this program takes no [datasets] tables", path)
+		return nil, fmt.Errorf("%s: datasets: this program takes no [datasets] tables", doc.path)
 	}
 	decls := make(map[string]any, len(tables))
 	for _, name := range slices.Sorted(maps.Keys(tables)) {
 		d := r.data.NewDecl()
-		if err := md.PrimitiveDecode(tables[name], d); err != nil {
-			return nil, decodeError(path, err)
+		if err := doc.decode(toml.Key{"datasets", name}, tables[name], d); err != nil {
+			return nil, err
 		}
 		decls[name] = d
 	}
@@ -71,7 +71,7 @@ func (r *Registry) decodeDecls(path string, md toml.MetaData, tables map[string]
 
 // checkDatasetsTables refuses a top-level datasets key that is not a
 // table of tables: the decoder would drop `datasets = 5` without a word.
-// (A non-table [datasets] entry is refused by the decoder itself.)
+// (A [datasets] entry that is not a table is refused by tomlDoc.check.)
 func checkDatasetsTables(path string, generic map[string]any) error {
 	if v, ok := generic["datasets"]; ok {
 		if _, ok := v.(map[string]any); !ok {
@@ -127,25 +127,18 @@ func (r *Registry) LoadData(path string) (Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var generic map[string]any
-	if _, err := toml.Decode(string(data), &generic); err != nil {
-		return nil, syntaxError(path, data, err)
-	}
-	if err := checkDatasetsTables(path, generic); err != nil {
-		return nil, err
-	}
 	var raw struct {
 		Datasets map[string]toml.Primitive `toml:"datasets"`
 	}
-	md, err := toml.Decode(string(data), &raw)
-	if err != nil {
-		return nil, decodeError(path, err)
-	}
-	decls, err := r.decodeDecls(path, md, raw.Datasets)
+	doc, err := decodeTOML(path, data, &raw)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkKeys(md, "datasets", keyRoot{"datasets", 2, r.declType()}); err != nil {
+	decls, err := r.decodeDecls(doc, raw.Datasets)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkKeys(doc.md, "datasets", keyRoot{"datasets", 2, r.declType()}); err != nil {
 		return nil, fmt.Errorf("%s: %v", path, err)
 	}
 	return r.catalog(path, decls, specDir(path))

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -58,39 +56,6 @@ func TestParseFormatBytes(t *testing.T) {
 	}
 	if m := MachineMemory(); m < 0 {
 		t.Errorf("MachineMemory = %d", m)
-	}
-}
-
-// TestAtomicWriteFailure: a write that fails leaves neither the target
-// nor a temporary file, and an existing target keeps its old content.
-func TestAtomicWriteFailure(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "t.csv")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	err := writeFileAtomic(path, func(w io.Writer) error {
-		io.WriteString(w, strings.Repeat("new", 10000))
-		return errors.New("disk on fire")
-	})
-	if err == nil || !strings.Contains(err.Error(), "disk on fire") {
-		t.Fatalf("error %v", err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "old" {
-		t.Errorf("target changed to %d bytes", len(b))
-	}
-	entries, _ := os.ReadDir(dir)
-	if len(entries) != 1 {
-		t.Errorf("directory holds %d files after a failed write", len(entries))
-	}
-	if err := writeFileAtomic(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(path); string(b) != "new" {
-		t.Errorf("target is %q", b)
-	}
-	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
-		t.Errorf("mode %v", st.Mode())
 	}
 }
 

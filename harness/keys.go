@@ -144,12 +144,12 @@ func derefType(t reflect.Type) reflect.Type {
 // t's own unmarshaler (toml.Unmarshaler or encoding.TextUnmarshaler)
 // instead of mapping keys to fields.
 func implementsUnmarshaler(t reflect.Type) bool {
-	for _, u := range []reflect.Type{unmarshalerType, textUnmarshalerType} {
-		if t.Implements(u) || reflect.PointerTo(t).Implements(u) {
-			return true
-		}
-	}
-	return false
+	return implements(t, unmarshalerType) || implements(t, textUnmarshalerType)
+}
+
+// implements reports whether t or *t implements iface.
+func implements(t, iface reflect.Type) bool {
+	return t.Implements(iface) || reflect.PointerTo(t).Implements(iface)
 }
 
 // structFields lists the TOML names of t's fields, following the

@@ -13,6 +13,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"privic/internal/atomicfile"
 )
 
 // Manifest is results/<name>/manifest.json: where a result came from and
@@ -161,7 +163,7 @@ func cpuInfo() (model string, flags []string) {
 }
 
 func writeManifest(path string, m *Manifest) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(m)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"privic/internal/atomicfile"
 )
 
 // Output is one experiment's output directory (results/<spec name>/),
@@ -61,7 +63,7 @@ func (o *Output) WriteTable(t Table) error {
 	if slices.Contains(o.jobTables, t.Name) {
 		return fmt.Errorf("write table %s: a job table has that name; give the derived table its own", t.Name)
 	}
-	return writeFileAtomic(filepath.Join(o.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) })
+	return atomicfile.WriteFile(filepath.Join(o.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) })
 }
 
 // Create atomically writes the file rel (slash-separated, inside Dir,
@@ -75,7 +77,7 @@ func (o *Output) Create(rel string, write func(w io.Writer) error) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", rel, err)
 	}
-	return writeFileAtomic(path, write)
+	return atomicfile.WriteFile(path, write)
 }
 
 // Logf prints an info line, prefixed with the experiment's name (on
@@ -107,7 +109,7 @@ func (o *Output) localPath(rel string) (string, error) {
 // directory and a rename, so that readers see the old file or the new one,
 // never a partial file.
 func WriteFileAtomic(path string, b []byte) error {
-	return writeFileAtomic(path, func(w io.Writer) error {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
 		_, err := io.Copy(w, bytes.NewReader(b))
 		return err
 	})

@@ -18,6 +18,8 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"privic/internal/atomicfile"
+
 	"golang.org/x/sync/errgroup"
 )
 
@@ -777,7 +779,7 @@ func (r *specRun) finish(ctx context.Context, con *console, recs []*record, m *M
 		return fmt.Errorf("%s: %w", s.Path, err)
 	}
 	for _, t := range tables {
-		if err := writeFileAtomic(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
+		if err := atomicfile.WriteFile(filepath.Join(r.dir, t.Name+".csv"), func(w io.Writer) error { return encodeCSV(w, t) }); err != nil {
 			return fmt.Errorf("%s: %w", s.Path, err)
 		}
 		m.Tables = append(m.Tables, t.Name)

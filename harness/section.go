@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"slices"
+
+	"privic/internal/atomicfile"
 )
 
 // The report contract: every kind's Finish returns a Section, the harness
@@ -178,7 +180,7 @@ func csvWriter(header []string, rows [][]string) func(io.Writer) error {
 
 // writeReserved atomically writes one of the harness's own files.
 func (o *Output) writeReserved(name string, write func(io.Writer) error) error {
-	if err := writeFileAtomic(filepath.Join(o.dir, name), write); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(o.dir, name), write); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil

@@ -14,7 +14,6 @@ import (
 	"regexp"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -196,20 +195,12 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...))
 	}
-	// Parse once into a generic map first so that syntax errors are told
-	// apart from type errors, which the decoder reports the same way.
-	var generic map[string]any
-	if _, err := toml.Decode(string(data), &generic); err != nil {
-		return nil, syntaxError(path, data, err)
-	}
-	if err := checkDatasetsTables(path, generic); err != nil {
+	var raw rawSpec
+	doc, err := decodeTOML(path, data, &raw)
+	if err != nil {
 		return nil, err
 	}
-	var raw rawSpec
-	md, err := toml.Decode(string(data), &raw)
-	if err != nil {
-		return nil, decodeError(path, err)
-	}
+	md := doc.md
 	if !md.IsDefined("kind") || raw.Kind == "" {
 		return nil, fail("kind: missing; set kind to one of: %s", r.known())
 	}
@@ -242,12 +233,12 @@ func (r *Registry) parse(path string, data []byte, defaultName, dataDir string) 
 	if err := safely(func() error { params = kind.NewParams(); return nil }); err != nil {
 		return nil, fail("kind %s: NewParams: %v", kind.Name(), err)
 	}
-	decls, err := r.decodeDecls(path, md, raw.Datasets)
+	decls, err := r.decodeDecls(doc, raw.Datasets)
 	if err != nil {
 		return nil, err
 	}
-	if err := md.PrimitiveDecode(raw.Params, params); err != nil {
-		return nil, decodeError(path, err)
+	if err := doc.decode(toml.Key{"params"}, raw.Params, params); err != nil {
+		return nil, err
 	}
 	if err := checkKeys(md, "", keyRoot{"params", 1, reflect.TypeOf(params)}, keyRoot{"datasets", 2, r.declType()}); err != nil {
 		return nil, fail("%v", err)
@@ -354,80 +345,28 @@ func syntaxError(path string, data []byte, err error) error {
 	return fmt.Errorf("%s: syntax error: %s", path, oneLine(err.Error()))
 }
 
-// decoderMessage matches the decoder's plain errors, e.g.
-// `toml: line 5 (last key "params.beta"): incompatible types: ...`.
-var decoderMessage = regexp.MustCompile(`^toml: (?:line (\d+) )?(?:\(last key "((?:[^"\\]|\\.)*)"\): )?(.*)$`)
-
-var (
-	incompatible = regexp.MustCompile(`^incompatible types: TOML value has type (.*); destination has type (.*)$`)
-	notTable     = regexp.MustCompile(`^type mismatch for .*: expected table but found (.*)$`)
-)
-
-// decodeError rewrites a decoding error as "file:line: key: what is wrong".
+// decodeError turns an error of the decoder into "file:line: key: what
+// is wrong". Type errors are caught before decoding (tomlDoc.check); what
+// is left are the errors of unmarshalers, which carry the key and line
+// (an unmarshaler given a whole table names the entry at fault with
+// tomlval.SubKey), and numbers out of range of their field.
 func decodeError(path string, err error) error {
 	var pe toml.ParseError
-	if errors.As(err, &pe) {
-		loc := path
-		if pe.Position.Line > 0 {
-			loc = fmt.Sprintf("%s:%d", path, pe.Position.Line)
-		}
-		if pe.LastKey != "" {
-			// An unmarshaler given a whole table names the entry at
-			// fault (tomlval.SubKey): name it after the table's key.
-			key, msg := pe.LastKey, oneLine(pe.Message)
-			for sub, rest, ok := tomlval.SplitSubKey(msg); ok; sub, rest, ok = tomlval.SplitSubKey(msg) {
-				key, msg = key+"."+sub, rest
-			}
-			return fmt.Errorf("%s: %s: %s", loc, key, msg)
-		}
-		return fmt.Errorf("%s: %s", loc, oneLine(pe.Message))
-	}
-	m := decoderMessage.FindStringSubmatch(oneLine(err.Error()))
-	if m == nil {
+	if !errors.As(err, &pe) {
 		return fmt.Errorf("%s: %s", path, oneLine(err.Error()))
 	}
 	loc := path
-	if m[1] != "" {
-		loc += ":" + m[1]
+	if pe.Position.Line > 0 {
+		loc = fmt.Sprintf("%s:%d", path, pe.Position.Line)
 	}
-	msg := m[3]
-	if t := incompatible.FindStringSubmatch(msg); t != nil {
-		msg = fmt.Sprintf("wrong type: got %s, want %s", goTypeWord(t[1]), goTypeWord(t[2]))
-	} else if t := notTable.FindStringSubmatch(msg); t != nil {
-		msg = fmt.Sprintf("wrong type: got %s, want a table", goTypeWord(t[1]))
+	if pe.LastKey == "" {
+		return fmt.Errorf("%s: %s", loc, oneLine(pe.Message))
 	}
-	if m[2] != "" {
-		key, uerr := strconv.Unquote(`"` + m[2] + `"`)
-		if uerr != nil {
-			key = m[2]
-		}
-		return fmt.Errorf("%s: %s: %s", loc, key, msg)
+	key, msg := pe.LastKey, oneLine(pe.Message)
+	for sub, rest, ok := tomlval.SplitSubKey(msg); ok; sub, rest, ok = tomlval.SplitSubKey(msg) {
+		key, msg = key+"."+sub, rest
 	}
-	return fmt.Errorf("%s: %s", loc, msg)
-}
-
-// goTypeWord names the decoder's Go type names the way a spec author
-// thinks of them.
-func goTypeWord(t string) string {
-	switch t {
-	case "string":
-		return "a string"
-	case "int64", "integer":
-		return "an integer"
-	case "float64", "float":
-		return "a float"
-	case "bool", "boolean":
-		return "a boolean"
-	case "[]any", "slice":
-		return "an array"
-	case "map[string]any", "map", "table":
-		return "a table"
-	case "[]map[string]any":
-		return "an array of tables"
-	case "time.Time":
-		return "a date/time"
-	}
-	return t
+	return fmt.Errorf("%s: %s: %s", loc, key, msg)
 }
 
 func oneLine(s string) string {

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/csv"
@@ -15,6 +14,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"privic/internal/atomicfile"
 )
 
 // Layout of an experiment directory results/<name>/:
@@ -30,73 +31,9 @@ const (
 	specCopy     = "spec.toml"
 	manifestFile = "manifest.json"
 	lockFile     = ".lock"
-	tempPrefix   = ".tmp-"
+	tempPrefix   = atomicfile.TempPrefix
 	recordFormat = 1
 )
-
-// writeFileAtomic writes path so that, whatever happens, path holds
-// either its old content or the complete new one: the data goes to a
-// temporary file in the same directory (same file system, so rename is
-// atomic), is flushed to disk, then renamed over path; the directory
-// is synced so the rename itself survives a power cut.
-func writeFileAtomic(path string, write func(w io.Writer) error) error {
-	return writeAtomic(path, true, write)
-}
-
-// writeAtomic is writeFileAtomic with the fsyncs optional. Without them
-// the rename is still atomic for every process crash (the page cache
-// outlives the process); only a power cut or kernel crash can leave the
-// renamed file empty or truncated. Job records take that option: an fsync
-// costs about 5 ms here, more than most jobs, and readRecord rejects a
-// record that does not decode completely, so such a job is recomputed.
-func writeAtomic(path string, durable bool, write func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, tempPrefix+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, unwrapPathError(err))
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriter(f)
-	if err = write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if durable {
-		if err = f.Sync(); err != nil {
-			return fmt.Errorf("write %s: sync: %w", path, err)
-		}
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if durable {
-		syncDir(dir)
-	}
-	return nil
-}
-
-// syncDir makes a rename durable; file systems that cannot sync a
-// directory (or platforms where opening one fails) are left alone.
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-}
 
 // removeTemps deletes temporary files left under dir by a run that was
 // killed mid-write. The caller holds dir's lock, so no live writer owns them.
@@ -151,7 +88,7 @@ func newRecord(hash, key string, seconds float64, tables []Table) *record {
 }
 
 func writeRecord(path string, r *record) error {
-	return writeAtomic(path, false, func(w io.Writer) error {
+	return atomicfile.WriteFileNoSync(path, func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		return enc.Encode(r)
 	})

@@ -32,15 +32,15 @@ func EMD(a Grid, p []float64, b Grid, q []float64) (float64, error) {
 // Flows' From) and q/sum(q) on b's cells (V, Flows' To).
 func emdSolve(a Grid, p []float64, b Grid, q []float64, duals bool) (emd.Result, error) {
 	if err := a.Validate(); err != nil {
-		return emd.Result{}, fmt.Errorf("EMD: first %w", err)
+		return emd.Result{}, fmt.Errorf("emd: first %w", err)
 	}
 	if err := b.Validate(); err != nil {
-		return emd.Result{}, fmt.Errorf("EMD: second %w", err)
+		return emd.Result{}, fmt.Errorf("emd: second %w", err)
 	}
-	if err := checkDist("EMD: p", p, a.Len()); err != nil {
+	if err := checkDist("emd: p", p, a.Len()); err != nil {
 		return emd.Result{}, err
 	}
-	if err := checkDist("EMD: q", q, b.Len()); err != nil {
+	if err := checkDist("emd: q", q, b.Len()); err != nil {
 		return emd.Result{}, err
 	}
 	sp, sq := 0.0, 0.0
@@ -79,7 +79,7 @@ func emdSolve(a Grid, p []float64, b Grid, q []float64, duals bool) (emd.Result,
 	}
 	r, err := sv.SolveCommon(x, y, pb, qb)
 	if err != nil {
-		return emd.Result{}, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+		return emd.Result{}, fmt.Errorf("emd %v -> %v: %w", a, b, err)
 	}
 	if duals {
 		// From box cells to the cells of a and b.
@@ -114,7 +114,7 @@ func emdFar(sv *emd.Solver, a Grid, p []float64, sp float64, b Grid, q []float64
 	bx, by, qm := coords(b, q, sq)
 	r, err := sv.SolvePoints(ax, ay, pm, bx, by, qm)
 	if err != nil {
-		return emd.Result{}, fmt.Errorf("EMD %v -> %v: %w", a, b, err)
+		return emd.Result{}, fmt.Errorf("emd %v -> %v: %w", a, b, err)
 	}
 	return r, nil
 }
@@ -136,24 +136,24 @@ func EMDPairs() []string { return []string{"uniform", "transpose"} }
 // EMDs can be set against POT's on the same machine.
 func EMDPair(g Grid, counts []int, pair string) (p, q []float64, err error) {
 	if err := g.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("EMD pair: %w", err)
+		return nil, nil, fmt.Errorf("emd pair: %w", err)
 	}
 	if g.Rows != g.Cols {
-		return nil, nil, fmt.Errorf("EMD pair: grid %v is not square", g)
+		return nil, nil, fmt.Errorf("emd pair: grid %v is not square", g)
 	}
 	n := g.Len()
 	if len(counts) != n {
-		return nil, nil, fmt.Errorf("EMD pair: %d counts for %d cells", len(counts), n)
+		return nil, nil, fmt.Errorf("emd pair: %d counts for %d cells", len(counts), n)
 	}
 	total := 0.0
 	for k, c := range counts {
 		if c < 0 {
-			return nil, nil, fmt.Errorf("EMD pair: count %d of cell %d is negative", c, k)
+			return nil, nil, fmt.Errorf("emd pair: count %d of cell %d is negative", c, k)
 		}
 		total += float64(c)
 	}
 	if total == 0 {
-		return nil, nil, fmt.Errorf("EMD pair: no counts")
+		return nil, nil, fmt.Errorf("emd pair: no counts")
 	}
 	p, q = make([]float64, n), make([]float64, n)
 	for k, c := range counts {
@@ -172,7 +172,7 @@ func EMDPair(g Grid, counts []int, pair string) (p, q []float64, err error) {
 			}
 		}
 	default:
-		return nil, nil, fmt.Errorf("EMD pair %q: allowed pairs are %q", pair, EMDPairs())
+		return nil, nil, fmt.Errorf("emd pair %q: allowed pairs are %q", pair, EMDPairs())
 	}
 	sq := 0.0
 	for _, v := range q {

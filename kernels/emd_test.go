@@ -428,7 +428,7 @@ func TestEMDPair(t *testing.T) {
 		{sq, []int{1, -2, 3, 4}, "transpose", "negative"},
 		{sq, []int{0, 0, 0, 0}, "uniform", "no counts"},
 		{sq, []int{1, 2, 3, 4}, "reflect", `allowed pairs are ["uniform" "transpose"]`},
-		{Grid{Rows: 0, Cols: 0}, nil, "uniform", "EMD pair"},
+		{Grid{Rows: 0, Cols: 0}, nil, "uniform", "emd pair"},
 	} {
 		if _, _, err := EMDPair(c.g, c.counts, c.pair); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("EMDPair(%v, %v, %q): %v, want an error saying %q", c.g, c.counts, c.pair, err, c.want)

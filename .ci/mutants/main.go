@@ -46,6 +46,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"privic/internal/atomicfile"
 )
 
 // report is the part of gremlins' JSON output used here.
@@ -238,7 +240,11 @@ func updateSummary(path, line, scope string) error {
 	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
+<<<<<<< HEAD
 	return writeFile(path, out)
+=======
+	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, out); return err })
+>>>>>>> arch-small
 }
 
 func main() {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 
 	"privic/kernels"
+	"privic/kernels/enum"
 )
 
 // Target is the quantity on which mechanisms are put on equal footing.
@@ -24,18 +24,18 @@ const (
 	TargetMI
 )
 
-// targetSpellings are the spec spellings of the targets, by value
+// targetNames are the spec spellings of the targets, by value
 // (read-only).
-var targetSpellings = spellings[Target]{"eps", "distortion", "mi"}
+var targetNames = enum.New[Target]("Target", "calibration target", "eps", "distortion", "mi")
 
 // Targets lists every target in its spec spelling.
-func Targets() []string { return slices.Clone(targetSpellings) }
+func Targets() []string { return targetNames.List() }
 
 // String is the spec spelling: "eps", "distortion" or "mi".
-func (t Target) String() string { return targetSpellings.name("Target", t) }
+func (t Target) String() string { return targetNames.String(t) }
 
 // ParseTarget reads a target's spec spelling.
-func ParseTarget(s string) (Target, error) { return targetSpellings.parse("calibration target", s) }
+func ParseTarget(s string) (Target, error) { return targetNames.Parse(s) }
 
 // increasing reports whether the target grows with the mechanism's
 // parameter (less privacy): tight eps and MI grow, distortion falls.
@@ -63,15 +63,15 @@ const (
 	Illinois
 )
 
-// methodSpellings are the spec spellings of the methods, by value
+// methodNames are the spec spellings of the methods, by value
 // (read-only).
-var methodSpellings = spellings[Method]{"bisection", "illinois"}
+var methodNames = enum.New[Method]("Method", "calibration method", "bisection", "illinois")
 
 // String is the spec spelling: "bisection" or "illinois".
-func (m Method) String() string { return methodSpellings.name("Method", m) }
+func (m Method) String() string { return methodNames.String(m) }
 
 // ParseMethod reads a method's spec spelling.
-func ParseMethod(s string) (Method, error) { return methodSpellings.parse("calibration method", s) }
+func ParseMethod(s string) (Method, error) { return methodNames.Parse(s) }
 
 // CalibrateOptions tunes Calibrate.
 type CalibrateOptions struct {

@@ -439,29 +439,3 @@ func TestRRProbabilitiesClosedForm(t *testing.T) {
 		}
 	}
 }
-
-func TestSpellingsNameAndParse(t *testing.T) {
-	// Every value in the table has its spelling and parses back, the first
-	// and last included; values outside it print as typ(v); unknown
-	// spellings are refused with the list of known ones.
-	s := spellings[int]{"first", "mid", "last"}
-	for v, want := range []string{"first", "mid", "last"} {
-		if got := s.name("kind", v); got != want {
-			t.Errorf("name(%d) = %q, want %q", v, got, want)
-		}
-		if got, err := s.parse("kind", want); err != nil || got != v {
-			t.Errorf("parse(%q) = %d, %v; want %d", want, got, err, v)
-		}
-	}
-	for v, want := range map[int]string{-1: "kind(-1)", 3: "kind(3)", 9: "kind(9)"} {
-		if got := s.name("kind", v); got != want {
-			t.Errorf("name(%d) = %q, want %q", v, got, want)
-		}
-	}
-	for _, str := range []string{"", "First", "firs", "last "} {
-		_, err := s.parse("kind", str)
-		if want := `unknown kind "` + str + `" (known: first, mid, last)`; err == nil || err.Error() != want {
-			t.Errorf("parse(%q): error %v, want %s", str, err, want)
-		}
-	}
-}

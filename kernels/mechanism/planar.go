@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"privic/kernels"
+	"privic/kernels/enum"
 )
 
 // PointModel says where the true location lies inside its input cell.
@@ -21,11 +22,11 @@ const (
 	CellCentre
 )
 
-// pointModelSpellings name the point models, by value (read-only).
-var pointModelSpellings = spellings[PointModel]{"uniform", "centre"}
+// pointModelNames name the point models, by value (read-only).
+var pointModelNames = enum.New[PointModel]("PointModel", "point model", "uniform", "centre")
 
 // String names the point model ("uniform" or "centre").
-func (p PointModel) String() string { return pointModelSpellings.name("PointModel", p) }
+func (p PointModel) String() string { return pointModelNames.String(p) }
 
 // PlanarLaplace is the continuous planar Laplace mechanism of
 // geo-indistinguishability followed by remapping to the nearest cell of the

@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 
 	"privic/datasets"
+	"privic/internal/atomicfile"
 )
 
 func main() {
@@ -80,34 +81,13 @@ func run(args []string, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "%s: up to date\n", dst)
 			continue
 		}
-		if err := writeAtomic(dst, buf.Bytes()); err != nil {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(dst, func(w io.Writer) error { _, err := w.Write(buf.Bytes()); return err }); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s\n", dst)
 	}
 	return nil
-}
-
-// writeAtomic replaces path with data through a temporary file and a
-// rename, so an interrupted run never leaves a half-written file.
-func writeAtomic(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -177,7 +177,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		// one channel per beta is the reference BA drifts towards.
 		op, err := kernels.NewLaplaceOp(g, g.Widen(p.LapWiden), 2*j.beta)
 		if err != nil {
-			return nil, fmt.Errorf("LAP at eps %v: %w", 2*j.beta, err)
+			return nil, fmt.Errorf("lap at eps %v: %w", 2*j.beta, err)
 		}
 		_, st, err := honestAtA(s, op, p.DesertRadiusM)
 		if err != nil {
@@ -193,7 +193,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	ba, err := kernels.BA(g, corrupted, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
 	if err != nil {
-		return nil, fmt.Errorf("BA at beta %v, f %v: %w", j.beta, j.fraction, err)
+		return nil, fmt.Errorf("ba at beta %v, f %v: %w", j.beta, j.fraction, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err

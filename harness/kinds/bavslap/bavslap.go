@@ -194,7 +194,7 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	prior := ds.Prior()
 	ba, err := kernels.BA(g, prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
 	if err != nil {
-		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+		return nil, fmt.Errorf("ba at beta %v: %w", j.beta, err)
 	}
 	tight := ba.TightEps()
 	eps := tight
@@ -204,7 +204,7 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	wide := g.Widen(p.LapWiden)
 	lap, err := kernels.NewLaplaceOp(g, wide, eps)
 	if err != nil {
-		return nil, fmt.Errorf("LAP at eps %v: %w", eps, err)
+		return nil, fmt.Errorf("lap at eps %v: %w", eps, err)
 	}
 	mechs := []*mech{{name: "ba", op: ba, eps: tight}, {name: "lap", op: lap, eps: eps}}
 	for _, m := range mechs {
@@ -330,11 +330,11 @@ func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, m *mech, i
 		est, iters, err = kernels.IBUOp(m.op, q, nil, cfg)
 	}
 	if err != nil {
-		return utilityResult{}, fmt.Errorf("IBU: %w", err)
+		return utilityResult{}, fmt.Errorf("ibu: %w", err)
 	}
 	d, err := e.dist(est, prior)
 	if err != nil {
-		return utilityResult{}, fmt.Errorf("EMD: %w", err)
+		return utilityResult{}, fmt.Errorf("emd: %w", err)
 	}
 	return utilityResult{est: est, emd: d, iters: iters, n: n, offGrid: off}, nil
 }

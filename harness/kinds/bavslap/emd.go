@@ -52,7 +52,7 @@ type gridEMD struct {
 func newGridEMD(g kernels.Grid, n int) (*gridEMD, error) {
 	if n > tableMaxCells {
 		if n < 1 || n > g.Len() {
-			return nil, fmt.Errorf("EMD on the first %d cells of the %d-cell grid %v", n, g.Len(), g)
+			return nil, fmt.Errorf("emd on the first %d cells of the %d-cell grid %v", n, g.Len(), g)
 		}
 		return &gridEMD{g: g, n: n}, nil
 	}
@@ -69,7 +69,7 @@ func (e *gridEMD) dist(p, q []float64) (float64, error) {
 		return e.table.dist(p, q)
 	}
 	if len(p) != e.n || len(q) != e.n {
-		return 0, fmt.Errorf("EMD of %d and %d masses on %d points", len(p), len(q), e.n)
+		return 0, fmt.Errorf("emd of %d and %d masses on %d points", len(p), len(q), e.n)
 	}
 	if e.n == e.g.Len() {
 		return kernels.EMD(e.g, p, e.g, q)
@@ -98,7 +98,7 @@ func emdBytes(g kernels.Grid, tables int) int64 {
 
 func newPointEMD(g kernels.Grid, n int) (*pointEMD, error) {
 	if n < 1 || n > g.Len() {
-		return nil, fmt.Errorf("EMD on the first %d cells of the %d-cell grid %v", n, g.Len(), g)
+		return nil, fmt.Errorf("emd on the first %d cells of the %d-cell grid %v", n, g.Len(), g)
 	}
 	x, y := make([]float64, n), make([]float64, n)
 	for i := range n {
@@ -107,7 +107,7 @@ func newPointEMD(g kernels.Grid, n int) (*pointEMD, error) {
 	}
 	pts, err := emd.NewPoints(x, y)
 	if err != nil {
-		return nil, fmt.Errorf("EMD on %v: %w", g, err)
+		return nil, fmt.Errorf("emd on %v: %w", g, err)
 	}
 	return &pointEMD{g: g, n: n, pts: pts, pb: make([]float64, n), qb: make([]float64, n)}, nil
 }
@@ -115,7 +115,7 @@ func newPointEMD(g kernels.Grid, n int) (*pointEMD, error) {
 // dist is EMD(p, q) with p and q placed on the first n cells.
 func (e *pointEMD) dist(p, q []float64) (float64, error) {
 	if len(p) != e.n || len(q) != e.n {
-		return 0, fmt.Errorf("EMD of %d and %d masses on %d points", len(p), len(q), e.n)
+		return 0, fmt.Errorf("emd of %d and %d masses on %d points", len(p), len(q), e.n)
 	}
 	// kernels.EMD's input check: a distribution over all g.Len() cells
 	// (the rest being zero), summing to 1 within StochasticTol per cell.
@@ -124,12 +124,12 @@ func (e *pointEMD) dist(p, q []float64) (float64, error) {
 		s := 0.0
 		for i, x := range v {
 			if !(x >= 0) || math.IsInf(x, 1) {
-				return fmt.Errorf("EMD: %s[%d] = %v: entries must be finite and >= 0", name, i, x)
+				return fmt.Errorf("emd: %s[%d] = %v: entries must be finite and >= 0", name, i, x)
 			}
 			s += x
 		}
 		if math.Abs(s-1) > tol {
-			return fmt.Errorf("EMD: %s sums to %v, want 1 (tolerance %g)", name, s, tol)
+			return fmt.Errorf("emd: %s sums to %v, want 1 (tolerance %g)", name, s, tol)
 		}
 		for i, x := range v {
 			dst[i] = x / s
@@ -144,7 +144,7 @@ func (e *pointEMD) dist(p, q []float64) (float64, error) {
 	}
 	r, err := e.sv.SolveOn(e.pts, e.pb, e.qb)
 	if err != nil {
-		return 0, fmt.Errorf("EMD on %v: %w", e.g, err)
+		return 0, fmt.Errorf("emd on %v: %w", e.g, err)
 	}
 	return r.Cost, nil
 }

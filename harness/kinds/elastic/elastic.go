@@ -146,7 +146,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	g := s.DS.Grid
 	ba, err := kernels.BA(g, s.Prior, kernels.BAConfig{Beta: j.beta, Iterations: p.BAIterations})
 	if err != nil {
-		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+		return nil, fmt.Errorf("ba at beta %v: %w", j.beta, err)
 	}
 	tight := ba.TightEps()
 	eps := tight
@@ -158,7 +158,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	lap, err := kernels.NewLaplaceOp(g, g.Widen(p.LapWiden), eps)
 	if err != nil {
-		return nil, fmt.Errorf("LAP at eps %v: %w", eps, err)
+		return nil, fmt.Errorf("lap at eps %v: %w", eps, err)
 	}
 	sv, err := island.SingularOf(ba)
 	if err != nil {

@@ -507,11 +507,11 @@ func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch kernels.Cha
 	}
 	est, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
 	if err != nil {
-		return 0, fmt.Errorf("IBU: %w", err)
+		return 0, fmt.Errorf("ibu: %w", err)
 	}
 	d, err := kernels.EMD(ds.Grid, est, ds.Grid, prior)
 	if err != nil {
-		return 0, fmt.Errorf("EMD: %w", err)
+		return 0, fmt.Errorf("emd: %w", err)
 	}
 	return d, nil
 }

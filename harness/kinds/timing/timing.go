@@ -154,7 +154,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("BA: %w", err)
+		return nil, fmt.Errorf("ba: %w", err)
 	}
 	// IBU on that channel from uniform, with the exact report
 	// distribution q = prior . C (as the peer NumPy timing does).
@@ -167,7 +167,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("IBU: %w", err)
+		return nil, fmt.Errorf("ibu: %w", err)
 	}
 	t := harness.NewTable("kernels", "city", "kernel", "iterations", "cells", "median_seconds", "min_seconds", "repeats",
 		"paper_seconds", "speedup_vs_paper")

@@ -409,7 +409,7 @@ func newGroup(rng *rand.Rand, p *population, c simConfig, vs []Variant) (*group,
 	}
 	e0, err := p.cycle0()
 	if err != nil {
-		return nil, fmt.Errorf("EMD(uniform, pi): %w", err)
+		return nil, fmt.Errorf("emd(uniform, pi): %w", err)
 	}
 	m := p.grid.Len()
 	g := &group{p: p, c: c, vs: vs, cycles: cycles, n: float64(p.batch), src: c.source,
@@ -498,7 +498,7 @@ func (g *group) step(t int, s *state, v Variant) (*state, error) {
 			mu, iters, err = kernels.IBUOp(cv.ch, cv.q, start, g.c.ibuConfig())
 		}
 		if err != nil {
-			return nil, fmt.Errorf("IBU: %w", err)
+			return nil, fmt.Errorf("ibu: %w", err)
 		}
 		mv = &muVal{mu: mu, iters: iters}
 		g.mus[mk] = mv
@@ -684,14 +684,14 @@ func measure(sv *emd.Solver, p *population, c simConfig, est, ref []float64, pop
 	if c.Population {
 		d, err := dist(est, p.prior)
 		if err != nil {
-			return fmt.Errorf("EMD to pi: %w", err)
+			return fmt.Errorf("emd to pi: %w", err)
 		}
 		*pop = d
 	}
 	if c.Batch {
 		d, err := dist(est, ref)
 		if err != nil {
-			return fmt.Errorf("EMD to the batch: %w", err)
+			return fmt.Errorf("emd to the batch: %w", err)
 		}
 		*batch = d
 	}
