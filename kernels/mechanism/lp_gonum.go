@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize/convex/lp"
+	gonumlp "gonum.org/v1/gonum/optimize/convex/lp"
 )
 
 // solveGonum solves p with gonum's dense simplex. The standard form has one
@@ -60,7 +60,7 @@ func solveGonum(p *geoLP) (sol []float64, err error) {
 			err = fmt.Errorf("gonum simplex: %v", r)
 		}
 	}()
-	_, x, err := lp.Simplex(c, a, b, 1e-10, basis)
+	_, x, err := gonumlp.Simplex(c, a, b, 1e-10, basis)
 	if err != nil {
 		return nil, fmt.Errorf("gonum simplex (%d rows x %d columns): %w", rows, cols, err)
 	}

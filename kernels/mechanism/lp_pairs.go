@@ -3,8 +3,10 @@ package mechanism
 import (
 	"container/heap"
 	"math"
+	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // geoPairs is the cone K of one column of a geo-ind LP,
@@ -258,10 +260,10 @@ type geoLP struct {
 	// start is an output cell whose constant channel (everyone reports
 	// it) is a feasible starting vertex.
 	start int
-	// timeLimitMS bounds GLPK's run time (0: none).
-	timeLimitMS int
-	// glpkMethod: 0 interior point, 1 primal simplex, 2 dual then primal.
-	glpkMethod int
+	// timeLimit bounds GLPK's run time (0: none).
+	timeLimit time.Duration
+	// glpkMethod is GLPK's algorithm.
+	glpkMethod lp.Method
 }
 
 func buildGeoLP(in, out kernels.Grid, prior []float64, eps float64, edges []edge) *geoLP {

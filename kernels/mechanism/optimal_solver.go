@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // OptimalSolver solves one Optimal mechanism's LP for fixed grids and
@@ -260,14 +261,14 @@ func (s *OptimalSolver) direct(eps float64, st *LPStats) (*kernels.Channel, erro
 		edges = spannerEdges(s.in, 0)
 	}
 	p := buildGeoLP(s.in, s.out, s.prior, eps/s.delta, edges)
-	p.timeLimitMS = int(m.TimeLimit.Milliseconds())
+	p.timeLimit = m.TimeLimit
 	switch st.Method {
 	case MethodDual:
-		p.glpkMethod = 2
+		p.glpkMethod = lp.DualPrimal
 	case MethodPrimal:
-		p.glpkMethod = 1
+		p.glpkMethod = lp.Primal
 	case MethodInterior:
-		p.glpkMethod = 0
+		p.glpkMethod = lp.Interior
 	}
 	var sol, duals []float64
 	var err error
@@ -342,29 +343,60 @@ func lagrangeBound(p *geoLP, dual []float64) float64 {
 	return lb
 }
 
-// solveDirectModel solves the whole LP p with an lpModel (CLP):
+// solveGLPK solves the whole LP p with GLPK (lp.SolveGLPK) and returns
+// the solution and the row duals. The matrix goes to GLPK as triplets,
+// the row-sum entries (one per variable) first, then each geo-ind row's
+// two entries.
+func solveGLPK(p *geoLP) (x, y []float64, err error) {
+	nIn, nOut := p.nIn, p.nOut
+	nVar, nIneq := nIn*nOut, len(p.coef)
+	// Refused before anything is allocated.
+	if nnz := int64(nVar) + 2*int64(nIneq); nnz > lp.MaxNonZeros {
+		return nil, nil, fmt.Errorf("glpk: %d non-zeros exceed C int", nnz)
+	}
+	nnz := nVar + 2*nIneq
+	q := &lp.Problem{Cost: p.cost, RowLo: make([]float64, nIn+nIneq), RowUp: make([]float64, nIn+nIneq),
+		Row: make([]int32, nnz), Col: make([]int32, nnz), Val: make([]float64, nnz)}
+	for i := 0; i < nIn; i++ {
+		q.RowLo[i], q.RowUp[i] = 1, 1
+	}
+	for k := range p.coef {
+		q.RowLo[nIn+k] = math.Inf(-1)
+	}
+	for j := 0; j < nVar; j++ {
+		q.Row[j], q.Col[j], q.Val[j] = int32(j/nOut), int32(j), 1
+	}
+	for k, c := range p.coef {
+		t := nVar + 2*k
+		q.Row[t], q.Col[t], q.Val[t] = int32(nIn+k), int32(p.lo[k]), c
+		q.Row[t+1], q.Col[t+1], q.Val[t+1] = int32(nIn+k), int32(p.hi[k]), -1
+	}
+	return lp.SolveGLPK(q, p.glpkMethod, p.timeLimit)
+}
+
+// solveDirectModel solves the whole LP p with an lp.Model (CLP):
 // method "dual" or "primal" simplex.
 func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals []float64, err error) {
 	if method == MethodInterior {
 		return nil, nil, fmt.Errorf("clp: method interior is not offered through this interface (use dual, primal or decompose)")
 	}
-	back, err := newLPBackend(SolverCLP)
+	back, err := lp.NewBackend(lp.CLP)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer back.close()
-	lm, err := back.model()
+	defer back.Close()
+	lm, err := back.Model()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer lm.free()
+	defer lm.Free()
 	nIn, nOut := p.nIn, p.nOut
 	nVar := nIn * nOut
 	one := make([]float64, nIn)
 	for i := range one {
 		one[i] = 1
 	}
-	if err := lm.addRows(one, one, make([]int32, nIn+1), nil, nil); err != nil {
+	if err := lm.AddRows(one, one, make([]int32, nIn+1), nil, nil); err != nil {
 		return nil, nil, err
 	}
 	lb, ub := make([]float64, nVar), make([]float64, nVar)
@@ -375,7 +407,7 @@ func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals 
 		idx[j] = int32(j / nOut)
 		val[j] = 1
 	}
-	if err := lm.addCols(p.cost, lb, ub, start, idx, val); err != nil {
+	if err := lm.AddCols(p.cost, lb, ub, start, idx, val); err != nil {
 		return nil, nil, err
 	}
 	nRow := len(p.coef)
@@ -387,13 +419,13 @@ func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals 
 		ri = append(ri, int32(p.lo[k]), int32(p.hi[k]))
 		rv = append(rv, p.coef[k], -1)
 	}
-	if err := lm.addRows(lo, up, rs, ri, rv); err != nil {
+	if err := lm.AddRows(lo, up, rs, ri, rv); err != nil {
 		return nil, nil, err
 	}
-	if err := lm.solve(method != MethodPrimal, limit.Seconds()); err != nil {
+	if err := lm.Solve(method != MethodPrimal, limit.Seconds()); err != nil {
 		return nil, nil, err
 	}
 	sol, duals = make([]float64, nVar), make([]float64, nIn+nRow)
-	lm.solution(sol, duals)
+	lm.Solution(sol, duals)
 	return sol, duals, nil
 }
