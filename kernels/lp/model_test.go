@@ -269,3 +269,33 @@ func TestSolveGLPK(t *testing.T) {
 		wantErr(t, fmt.Sprint("bad problem ", i), err, "lp: ")
 	}
 }
+
+func TestSolveGonum(t *testing.T) {
+	// gonum's simplex from the basis {x2, the second row's slack} (x2 = 1,
+	// slack 1: feasible) finds the small problem's optimum; a row with a
+	// finite lower bound below its upper one, a basis of the wrong size
+	// and inconsistent arrays are errors, not panics.
+	x, err := SolveGonum(smallProblem(), []int{2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{0.5, 0, 0.5}; !slices.EqualFunc(x, want, func(a, b float64) bool { return math.Abs(a-b) <= 1e-15 }) {
+		t.Errorf("x = %v, want %v", x, want)
+	}
+	for i, c := range []struct {
+		mod   func(p *Problem)
+		start []int
+		want  string
+	}{
+		{func(p *Problem) { p.RowLo[1] = -1 }, []int{2}, "lp: row 1 has bounds [-1, 0]: gonum takes equalities and upper bounds only"},
+		{func(p *Problem) { p.RowUp[0] = math.Inf(1) }, []int{2}, "lp: row 0 has bounds [1, +Inf]"},
+		{func(*Problem) {}, nil, "gonum simplex"},
+		{func(*Problem) {}, []int{2, 0}, "gonum simplex"},
+		{func(p *Problem) { p.Val = p.Val[:2] }, []int{2}, "lp: triplets of 5 rows, 5 columns, 2 values"},
+	} {
+		p := smallProblem()
+		c.mod(p)
+		_, err := SolveGonum(p, c.start)
+		wantErr(t, fmt.Sprint("case ", i), err, c.want)
+	}
+}

@@ -2,7 +2,7 @@ package lp
 
 import "fmt"
 
-// Problem is a whole linear program, for SolveGLPK:
+// Problem is a whole linear program, for SolveGLPK and SolveGonum:
 //
 //	minimise Cost . v  s.t.  RowLo <= A v <= RowUp,  v >= 0,
 //

@@ -344,34 +344,13 @@ func lagrangeBound(p *geoLP, dual []float64) float64 {
 }
 
 // solveGLPK solves the whole LP p with GLPK (lp.SolveGLPK) and returns
-// the solution and the row duals. The matrix goes to GLPK as triplets,
-// the row-sum entries (one per variable) first, then each geo-ind row's
-// two entries.
+// the solution and the row duals.
 func solveGLPK(p *geoLP) (x, y []float64, err error) {
-	nIn, nOut := p.nIn, p.nOut
-	nVar, nIneq := nIn*nOut, len(p.coef)
 	// Refused before anything is allocated.
-	if nnz := int64(nVar) + 2*int64(nIneq); nnz > lp.MaxNonZeros {
+	if nnz := int64(p.nIn*p.nOut) + 2*int64(len(p.coef)); nnz > lp.MaxNonZeros {
 		return nil, nil, fmt.Errorf("glpk: %d non-zeros exceed C int", nnz)
 	}
-	nnz := nVar + 2*nIneq
-	q := &lp.Problem{Cost: p.cost, RowLo: make([]float64, nIn+nIneq), RowUp: make([]float64, nIn+nIneq),
-		Row: make([]int32, nnz), Col: make([]int32, nnz), Val: make([]float64, nnz)}
-	for i := 0; i < nIn; i++ {
-		q.RowLo[i], q.RowUp[i] = 1, 1
-	}
-	for k := range p.coef {
-		q.RowLo[nIn+k] = math.Inf(-1)
-	}
-	for j := 0; j < nVar; j++ {
-		q.Row[j], q.Col[j], q.Val[j] = int32(j/nOut), int32(j), 1
-	}
-	for k, c := range p.coef {
-		t := nVar + 2*k
-		q.Row[t], q.Col[t], q.Val[t] = int32(nIn+k), int32(p.lo[k]), c
-		q.Row[t+1], q.Col[t+1], q.Val[t+1] = int32(nIn+k), int32(p.hi[k]), -1
-	}
-	return lp.SolveGLPK(q, p.glpkMethod, p.timeLimit)
+	return lp.SolveGLPK(p.problem(), p.glpkMethod, p.timeLimit)
 }
 
 // solveDirectModel solves the whole LP p with an lp.Model (CLP):
