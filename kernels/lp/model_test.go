@@ -299,3 +299,42 @@ func TestSolveGonum(t *testing.T) {
 		wantErr(t, fmt.Sprint("case ", i), err, c.want)
 	}
 }
+
+func TestModelReportsInfeasibleAndUnbounded(t *testing.T) {
+	// A model without an optimum says why: x0 + x1 = 1 and x0 + x1 = 2
+	// have no solution; min -x0 s.t. x0 - x1 = 0, x >= 0 is unbounded.
+	want := map[string][2]string{
+		CLP:  {"clp: primal infeasible", "clp: dual infeasible (unbounded)"},
+		GLPK: {"glpk: solution status 4, not optimal", "glpk: solution status 6, not optimal"},
+	}
+	inf := math.Inf(1)
+	for _, s := range solvers(t) {
+		for i, c := range []struct {
+			lo, up, cost []float64
+			start        []int32
+			idx          []int32
+			val          []float64
+		}{
+			{[]float64{1, 2}, []float64{1, 2}, []float64{1, 1}, []int32{0, 2, 4}, []int32{0, 1, 0, 1}, []float64{1, 1, 1, 1}},
+			{[]float64{0}, []float64{0}, []float64{-1, 0}, []int32{0, 1, 2}, []int32{0, 0}, []float64{1, -1}},
+		} {
+			back, err := NewBackend(s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := back.Model()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.AddRows(c.lo, c.up, make([]int32, len(c.lo)+1), nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := m.AddCols(c.cost, []float64{0, 0}, []float64{inf, inf}, c.start, c.idx, c.val); err != nil {
+				t.Fatal(err)
+			}
+			wantErr(t, fmt.Sprintf("%s program %d", s, i), m.Solve(false, 0), want[s][i])
+			m.Free()
+			back.Close()
+		}
+	}
+}
