@@ -65,6 +65,25 @@ func loadCover(t *testing.T, m Model, rows, cols int) {
 	}
 }
 
+// newModel returns a model of solver s and the function that frees it
+// and closes its backend.
+func newModel(t *testing.T, s string) (Model, func()) {
+	t.Helper()
+	back, err := NewBackend(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := back.Model()
+	if err != nil {
+		back.Close()
+		t.Fatal(err)
+	}
+	return m, func() {
+		m.Free()
+		back.Close()
+	}
+}
+
 // wantErr fails t unless err's message contains part.
 func wantErr(t *testing.T, name string, err error, part string) {
 	t.Helper()
@@ -187,16 +206,8 @@ func TestGLPKModelTimeLimit(t *testing.T) {
 	if !Available(GLPK) {
 		t.Skip("SKIPPED: GLPK not compiled in (go test -tags glpk): its models' time limit is not checked")
 	}
-	back, err := NewBackend(GLPK)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer back.Close()
-	big, err := back.Model()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer big.Free()
+	big, done := newModel(t, GLPK)
+	defer done()
 	loadCover(t, big, 2000, 20000)
 	wantErr(t, "model", big.Solve(false, 0.001), "glpk: time limit of 0.001 s exceeded")
 }
@@ -318,14 +329,7 @@ func TestModelReportsInfeasibleAndUnbounded(t *testing.T) {
 			{[]float64{1, 2}, []float64{1, 2}, []float64{1, 1}, []int32{0, 2, 4}, []int32{0, 1, 0, 1}, []float64{1, 1, 1, 1}},
 			{[]float64{0}, []float64{0}, []float64{-1, 0}, []int32{0, 1, 2}, []int32{0, 0}, []float64{1, -1}},
 		} {
-			back, err := NewBackend(s)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := back.Model()
-			if err != nil {
-				t.Fatal(err)
-			}
+			m, done := newModel(t, s)
 			if err := m.AddRows(c.lo, c.up, make([]int32, len(c.lo)+1), nil, nil); err != nil {
 				t.Fatal(err)
 			}
@@ -333,8 +337,7 @@ func TestModelReportsInfeasibleAndUnbounded(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantErr(t, fmt.Sprintf("%s program %d", s, i), m.Solve(false, 0), want[s][i])
-			m.Free()
-			back.Close()
+			done()
 		}
 	}
 }
