@@ -322,6 +322,7 @@ GREMLINS_VERSION=v0.6.0
 mutate_default() {
 	echo "kernels:ba*.go,ibu*.go,obfuscate*.go,binomial*.go,tighteps*.go"
 	echo kernels/emd
+	echo kernels/lp
 	echo "kernels/mechanism:$MUTATE_MECH_LP"
 	echo "kernels/mechanism:$MUTATE_MECH_OPT"
 	echo "kernels/mechanism:$MUTATE_MECH_REST"

@@ -503,36 +503,9 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 	}
 	theta := grow(dst, m)
 	setStart(theta, start)
-	st := b.kp.st
-	R, C, cq := st.rows, st.cols, st.padStride()
-	pl, off := st.paddedLen(), st.rows*cq
-	w.prev = grow(w.prev, m)
-	w.dot = grow(w.dot, m)
-	w.iz = grow(w.iz, m)
-	w.scratch = grow(w.scratch, st.foldScratchLen()+2*pl)
-	scr := w.scratch[:st.foldScratchLen()]
-	// a = theta ./ Z and the ratios live in the stencil's padded input
-	// layout (row stride cq after off zeros), written there directly so
-	// the products need no copy; padding stays zero.
-	va := w.scratch[len(scr) : len(scr)+pl]
-	vr := w.scratch[len(scr)+pl : len(scr)+2*pl]
-	clear(va)
-	clear(vr)
-	c, iz, kv := b.Marginal[:m], w.iz[:m], w.dot[:m]
+	f := w.factoredIBU(b, theta, m)
 	q = q[:m]
-	for x, v := range b.z[:m] {
-		iz[x] = 1 / v
-	}
-	setA := func() {
-		for rr := 0; rr < R; rr++ {
-			ar := va[off+rr*cq : off+rr*cq+C]
-			tr, zr := theta[rr*C:(rr+1)*C], iz[rr*C:(rr+1)*C]
-			for i, t := range tr {
-				ar[i] = t * zr[i]
-			}
-		}
-	}
-	setA()
+	f.setA()
 	if converge {
 		copy(w.prev, theta)
 	}
@@ -543,39 +516,13 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 	// because its stopping test compares normalised estimates. The factor
 	// c of C cancels in the ratio: c .* q ./ (c .* K a) = q ./ K a.
 	for it := 1; it <= maxIter; it++ {
-		st.prodPadded(kv, va, scr)
-		ok := true
-		for rr := 0; rr < R; rr++ {
-			lo := rr * C
-			ok = ibuRatios(vr[off+rr*cq:off+rr*cq+C], q[lo:lo+C], c[lo:lo+C], kv[lo:lo+C]) && ok
-		}
-		if !ok {
+		if !f.ratios(q) {
 			// A reported output is (nearly) impossible under the
 			// estimate: redo the whole run on the materialised channel,
 			// whose iteration has the careful log-domain step.
 			return w.IBU(dst, b.Channel(), q, start, cfg)
 		}
-		st.prodPadded(kv, vr, scr)
-		sum := 0.0
-		keep := converge || it == maxIter
-		for rr := 0; rr < R; rr++ {
-			ar := va[off+rr*cq : off+rr*cq+C]
-			kr, zr := kv[rr*C:(rr+1)*C], iz[rr*C:(rr+1)*C]
-			if keep {
-				tr := theta[rr*C : (rr+1)*C]
-				for i, v := range kr {
-					t := ar[i] * v
-					tr[i] = t
-					sum += t
-				}
-			} else {
-				for i, v := range kr {
-					t := ar[i] * v
-					sum += t
-					ar[i] = t * zr[i]
-				}
-			}
-		}
+		sum := f.update(converge || it == maxIter)
 		if !(sum > 0) || math.IsInf(sum, 1) {
 			return nil, it, fmt.Errorf("ibu: %w", errUnexplained)
 		}
@@ -588,10 +535,97 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 		if d < cfg.Delta {
 			return theta, it, nil
 		}
-		setA()
+		f.setA()
 	}
 	normalize(theta)
 	return theta, maxIter, nil
+}
+
+// factoredIBU is the state of IBUOnBA's iteration on a small grid, in the
+// workspace's buffers: the estimate theta, 1/Z, the marginal c, the
+// product kv, and a = theta ./ Z and the ratios in the stencil's padded
+// input layout (row stride cq after off zeros), written there directly so
+// the products need no copy; padding stays zero.
+type factoredIBU struct {
+	st               *stencil
+	R, C, cq, off    int
+	theta, iz, c, kv []float64
+	va, vr, scr      []float64
+}
+
+// factoredIBU sizes the workspace's buffers for b's m cells and returns
+// the iteration's state on them.
+func (w *IBUWorkspace) factoredIBU(b *BAChannel, theta []float64, m int) factoredIBU {
+	st := b.kp.st
+	R, C, cq := st.rows, st.cols, st.padStride()
+	pl, off := st.paddedLen(), st.rows*cq
+	w.prev = grow(w.prev, m)
+	w.dot = grow(w.dot, m)
+	w.iz = grow(w.iz, m)
+	w.scratch = grow(w.scratch, st.foldScratchLen()+2*pl)
+	scr := w.scratch[:st.foldScratchLen()]
+	va := w.scratch[len(scr) : len(scr)+pl]
+	vr := w.scratch[len(scr)+pl : len(scr)+2*pl]
+	clear(va)
+	clear(vr)
+	c, iz, kv := b.Marginal[:m], w.iz[:m], w.dot[:m]
+	for x, v := range b.z[:m] {
+		iz[x] = 1 / v
+	}
+	return factoredIBU{st: st, R: R, C: C, cq: cq, off: off, theta: theta, iz: iz, c: c, kv: kv, va: va, vr: vr, scr: scr}
+}
+
+// setA sets a = theta ./ Z.
+func (f *factoredIBU) setA() {
+	R, C, cq, off := f.R, f.C, f.cq, f.off
+	for rr := 0; rr < R; rr++ {
+		ar := f.va[off+rr*cq : off+rr*cq+C]
+		tr, zr := f.theta[rr*C:(rr+1)*C], f.iz[rr*C:(rr+1)*C]
+		for i, t := range tr {
+			ar[i] = t * zr[i]
+		}
+	}
+}
+
+// ratios sets kv = K a and the ratios q ./ kv (see ibuRatios, whose
+// report it returns).
+func (f *factoredIBU) ratios(q []float64) bool {
+	R, C, cq, off := f.R, f.C, f.cq, f.off
+	f.st.prodPadded(f.kv, f.va, f.scr)
+	ok := true
+	for rr := 0; rr < R; rr++ {
+		lo := rr * C
+		ok = ibuRatios(f.vr[off+rr*cq:off+rr*cq+C], q[lo:lo+C], f.c[lo:lo+C], f.kv[lo:lo+C]) && ok
+	}
+	return ok
+}
+
+// update sets kv = K(ratios) and the next estimate a .* kv: into theta if
+// keep, else straight into a, times 1/Z, for the next iteration. It
+// returns the estimate's sum.
+func (f *factoredIBU) update(keep bool) float64 {
+	R, C, cq, off := f.R, f.C, f.cq, f.off
+	f.st.prodPadded(f.kv, f.vr, f.scr)
+	sum := 0.0
+	for rr := 0; rr < R; rr++ {
+		ar := f.va[off+rr*cq : off+rr*cq+C]
+		kr, zr := f.kv[rr*C:(rr+1)*C], f.iz[rr*C:(rr+1)*C]
+		if keep {
+			tr := f.theta[rr*C : (rr+1)*C]
+			for i, v := range kr {
+				t := ar[i] * v
+				tr[i] = t
+				sum += t
+			}
+		} else {
+			for i, v := range kr {
+				t := ar[i] * v
+				sum += t
+				ar[i] = t * zr[i]
+			}
+		}
+	}
+	return sum
 }
 
 // ibuRatios sets r[y] = q[y]/kv[y], or 0 where q[y] = 0, for the

@@ -204,20 +204,7 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 	w.unc = w.unc[:0]
 	var rho int
 	if !site.near {
-		f := kp.fullFFT()
-		w.fft = grow(w.fft, f.scratchLen())
-		f.prod(dst, v, w.fft)
-		w.stats.fft++
-		e := f.errBound(n1, n2)
-		thr := e * (1 + 1/certTol)
-		for x, y := range dst {
-			if !(y >= thr) {
-				w.unc = append(w.unc, int32(x))
-			}
-		}
-		w.stats.full += m - len(w.unc)
-		// Skip this FFT next time if it left more than a quarter.
-		site.near = len(w.unc) > m/4
+		e := kp.fullProd(dst, v, n1, n2, w, site)
 		if len(w.unc) == 0 {
 			return
 		}
@@ -228,49 +215,39 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 			w.unc = append(w.unc, int32(x))
 		}
 	}
+	kp.refine(dst, v, n1, n2, rho, w, site)
+}
+
+// fullProd sets dst to the full-kernel FFT product, lists in w.unc the
+// entries whose error bound it does not certify, and returns that bound.
+// It tells site to skip this FFT next time if it left more than a
+// quarter.
+func (kp *kprod) fullProd(dst, v []float64, n1, n2 float64, w *kprodWork, site *kprodSite) float64 {
+	m := len(dst)
+	f := kp.fullFFT()
+	w.fft = grow(w.fft, f.scratchLen())
+	f.prod(dst, v, w.fft)
+	w.stats.fft++
+	e := f.errBound(n1, n2)
+	thr := e * (1 + 1/certTol)
+	for x, y := range dst {
+		if !(y >= thr) {
+			w.unc = append(w.unc, int32(x))
+		}
+	}
+	w.stats.full += m - len(w.unc)
+	site.near = len(w.unc) > m/4
+	return e
+}
+
+// refine certifies the entries w.unc of dst = K v by near/far levels
+// from radius rho (at most three, each at least twice as wide), then
+// exact sums (or the direct product) for the few left.
+func (kp *kprod) refine(dst, v []float64, n1, n2 float64, rho int, w *kprodWork, site *kprodSite) {
+	m := len(dst)
 	first, levels := true, 0
 	for {
-		side := 2*rho + 1
-		if len(w.unc) > m/8 {
-			kp.st.windowAll(w.near, v, rho, &w.fir)
-		} else {
-			for _, x := range w.unc {
-				w.near[x] = kp.st.windowSum(int(x), rho, v)
-			}
-		}
-		// Near sums whose tail is negligible need no far part.
-		tail := kp.tailMax(rho) * n1
-		gam := gamma(side * side)
-		w.next = w.next[:0]
-		for _, x := range w.unc {
-			if s := w.near[x]; tail <= 0.5*certTol*s*(1-gam) {
-				dst[x] = s
-			} else {
-				w.next = append(w.next, x)
-			}
-		}
-		w.stats.nearOnly += len(w.unc) - len(w.next)
-		w.unc, w.next = w.next, w.unc
-		e := 0.0
-		if len(w.unc) > 0 {
-			f := kp.farFFT(rho)
-			w.fft = grow(w.fft, f.scratchLen())
-			f.prod(w.far, v, w.fft)
-			w.stats.fft++
-			e = f.errBound(n1, n2)
-			w.next = w.next[:0]
-			for _, x := range w.unc {
-				near, far := w.near[x], w.far[x]
-				if lo := near*(1-gam) + far - e; e+gam*near <= certTol*lo {
-					dst[x] = near + far
-				} else {
-					dst[x] = near + far // an estimate, within e + gam*near
-					w.next = append(w.next, x)
-				}
-			}
-			w.stats.nearFar += len(w.unc) - len(w.next)
-			w.unc, w.next = w.next, w.unc
-		}
+		e := kp.nearFarLevel(dst, v, n1, n2, rho, w)
 		if first && site.near {
 			// Next time start where this level would have left almost
 			// nothing, judged on the final values below.
@@ -297,6 +274,57 @@ func (kp *kprod) prod(dst, v []float64, w *kprodWork, site *kprodSite) {
 		dst[x] = kp.exactSum(int(x), 2*rho, v, n1)
 	}
 	w.stats.exact += len(w.unc)
+}
+
+// nearFarLevel is one level of radius rho for the entries w.unc: the
+// window sums of radius rho (near), alone where the kernel's tail cannot
+// matter, else plus the far-kernel FFT product; it writes every such
+// entry's estimate into dst, leaves in w.unc those it does not certify,
+// and returns the far product's error bound (0 without one).
+func (kp *kprod) nearFarLevel(dst, v []float64, n1, n2 float64, rho int, w *kprodWork) float64 {
+	m := len(dst)
+	side := 2*rho + 1
+	if len(w.unc) > m/8 {
+		kp.st.windowAll(w.near, v, rho, &w.fir)
+	} else {
+		for _, x := range w.unc {
+			w.near[x] = kp.st.windowSum(int(x), rho, v)
+		}
+	}
+	// Near sums whose tail is negligible need no far part.
+	tail := kp.tailMax(rho) * n1
+	gam := gamma(side * side)
+	w.next = w.next[:0]
+	for _, x := range w.unc {
+		if s := w.near[x]; tail <= 0.5*certTol*s*(1-gam) {
+			dst[x] = s
+		} else {
+			w.next = append(w.next, x)
+		}
+	}
+	w.stats.nearOnly += len(w.unc) - len(w.next)
+	w.unc, w.next = w.next, w.unc
+	e := 0.0
+	if len(w.unc) > 0 {
+		f := kp.farFFT(rho)
+		w.fft = grow(w.fft, f.scratchLen())
+		f.prod(w.far, v, w.fft)
+		w.stats.fft++
+		e = f.errBound(n1, n2)
+		w.next = w.next[:0]
+		for _, x := range w.unc {
+			near, far := w.near[x], w.far[x]
+			if lo := near*(1-gam) + far - e; e+gam*near <= certTol*lo {
+				dst[x] = near + far
+			} else {
+				dst[x] = near + far // an estimate, within e + gam*near
+				w.next = append(w.next, x)
+			}
+		}
+		w.stats.nearFar += len(w.unc) - len(w.next)
+		w.unc, w.next = w.next, w.unc
+	}
+	return e
 }
 
 // sparse sets dst = K v by adding, for each non-zero v(y), the row of the

@@ -256,10 +256,21 @@ func (c *calibrator) done() *Calibration {
 }
 
 func (c *calibrator) run() (*Calibration, error) {
+	a, b, done, err := c.bracket()
+	if done {
+		return c.result(err)
+	}
+	return c.refine(a, b)
+}
+
+// starts returns the first point of the search, in the parameter range,
+// and the other end the claim suggests for it (0: none). For tight
+// epsilon they are where the claim at parameter 1, scaled linearly, puts
+// goal: goal/Hi and goal/Lo.
+func (c *calibrator) starts() (p0, p1 float64) {
 	info := c.m.Info()
 	lo, hi := info.Min, info.Max
-	// Starting points.
-	p0, p1 := 1.0, 0.0
+	p0, p1 = 1.0, 0.0
 	if c.t == TargetEps {
 		cl := c.m.Claim(c.in, c.out, 1)
 		if cl.Hi > 0 {
@@ -269,10 +280,20 @@ func (c *calibrator) run() (*Calibration, error) {
 			p1 = c.goal / cl.Lo
 		}
 	}
-	p0 = math.Min(math.Max(p0, lo), hi)
+	return math.Min(math.Max(p0, lo), hi), p1
+}
+
+// bracket evaluates from the starting points until two points a, b
+// straddle goal (f of opposite signs). done reports that the search ended
+// instead: at a point within tolerance (c.best), or with err (goal out
+// of reach, or an evaluation's error).
+func (c *calibrator) bracket() (a, b point, done bool, err error) {
+	info := c.m.Info()
+	lo, hi := info.Min, info.Max
+	p0, p1 := c.starts()
 	first, err := c.eval(p0)
 	if err != nil || first.f == 0 {
-		return c.result(err)
+		return a, b, true, err
 	}
 	// The other end of the bracket: first the claim's other bound, then
 	// steps towards goal. The claim's lower bound puts goal at or below
@@ -283,15 +304,15 @@ func (c *calibrator) run() (*Calibration, error) {
 	// 2%), so the bracket starts narrow; otherwise a factor 4, which the
 	// proportional step also comes to when the value is 0 or +Inf (r is
 	// then +Inf).
-	a, b := first, first
+	a, b = first, first
 	if p1 = math.Min(p1, hi); first.private && p1 > p0 {
 		if b, err = c.eval(p1); err != nil || b.f == 0 {
-			return c.result(err)
+			return a, b, true, err
 		}
 	}
 	for b.private == first.private {
 		if (first.private && b.p >= hi) || (!first.private && b.p <= lo) {
-			return nil, c.unreachable(first, b)
+			return a, b, true, c.unreachable(first, b)
 		}
 		step := 4.0
 		if c.t == TargetEps {
@@ -307,10 +328,17 @@ func (c *calibrator) run() (*Calibration, error) {
 		}
 		a = b
 		if b, err = c.eval(next); err != nil || b.f == 0 {
-			return c.result(err)
+			return a, b, true, err
 		}
 	}
-	// Refine [a, b] (f of opposite signs) in log parameter.
+	return a, b, false, nil
+}
+
+// refine narrows the bracket [a, b] (f of opposite signs) in log
+// parameter, by bisection or the Illinois variant of regula falsi, until
+// an evaluation is within tolerance.
+func (c *calibrator) refine(a, b point) (*Calibration, error) {
+	info := c.m.Info()
 	side := 0 // Illinois: which end was kept last (-1 a, +1 b)
 	fa, fb := a.f, b.f
 	for {

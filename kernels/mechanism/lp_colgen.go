@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // The optimal mechanism's LP,
@@ -66,7 +67,7 @@ type colGen struct {
 	// epsCol slightly below K's eps: master columns are mapped into this
 	// smaller cone (see column), so that the channel keeps some slack.
 	colKern []float64
-	master  lpModel
+	master  lp.Model
 	// freeMaster frees the master and closes its backend.
 	freeMaster func()
 	pricers    []*pricer
@@ -114,7 +115,7 @@ var ErrTimeLimit = errors.New("LP time limit reached before the gap was certifie
 // pricer is the pricing LP of one output.
 type pricer struct {
 	y     int
-	model lpModel
+	model lp.Model
 	// Rows k[i] v[a[i]] - v[b[i]] <= 0; has[a*nIn+b] marks the pairs in.
 	a, b  []int32
 	k     []float64
@@ -171,24 +172,24 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 	for i, d := range m {
 		cg.colKern[i] = math.Exp(-epsCol * d)
 	}
-	back, err := newLPBackend(cmp.Or(opt.master, solver))
+	back, err := lp.NewBackend(cmp.Or(opt.master, solver))
 	if err != nil {
 		return nil, err
 	}
-	cg.master, err = back.model()
+	cg.master, err = back.Model()
 	if err != nil {
-		back.close()
+		back.Close()
 		return nil, err
 	}
 	masterBack := back
-	if err := cg.master.addRows(ones, ones, make([]int32, nIn+1), nil, nil); err != nil {
-		cg.master.free()
-		masterBack.close()
+	if err := cg.master.AddRows(ones, ones, make([]int32, nIn+1), nil, nil); err != nil {
+		cg.master.Free()
+		masterBack.Close()
 		return nil, err
 	}
 	if _, err := cg.addColumns(init); err != nil {
-		cg.master.free()
-		masterBack.close()
+		cg.master.Free()
+		masterBack.Close()
 		return nil, err
 	}
 	initial := k.initialRows()
@@ -214,8 +215,8 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 	// The master's backend stays with this goroutine; closing it is the
 	// last step of free.
 	cg.freeMaster = func() {
-		cg.master.free()
-		masterBack.close()
+		cg.master.Free()
+		masterBack.Close()
 	}
 	if firstErr != nil {
 		cg.free()
@@ -228,7 +229,7 @@ func newColGen(solver string, nIn, nOut int, cost []float64, k *geoPairs, epsCol
 // tasks it receives until its task channel closes, then frees them.
 func (cg *colGen) work(cw *cgWorker, solver string, i int, rows []pairRow, extra [][]pairRow, errs chan<- error) {
 	defer cg.running.Done()
-	back, err := newLPBackend(solver)
+	back, err := lp.NewBackend(solver)
 	if err != nil {
 		errs <- err
 		for range cw.tasks {
@@ -257,15 +258,15 @@ func (cg *colGen) work(cw *cgWorker, solver string, i int, rows []pairRow, extra
 	}
 	for _, p := range mine {
 		if p.model != nil {
-			p.model.free()
+			p.model.Free()
 		}
 	}
-	back.close()
+	back.Close()
 }
 
 // newPricing makes p's model: variables v in [0,1]^nIn, K's initial rows.
-func (cg *colGen) newPricing(back *lpBackend, p *pricer, rows []pairRow) error {
-	m, err := back.model()
+func (cg *colGen) newPricing(back *lp.Backend, p *pricer, rows []pairRow) error {
+	m, err := back.Model()
 	if err != nil {
 		return err
 	}
@@ -276,20 +277,20 @@ func (cg *colGen) newPricing(back *lpBackend, p *pricer, rows []pairRow) error {
 	for i := range one {
 		one[i] = 1
 	}
-	if err := m.addCols(zero, zero, one, make([]int32, n+1), nil, nil); err != nil {
+	if err := m.AddCols(zero, zero, one, make([]int32, n+1), nil, nil); err != nil {
 		return err
 	}
 	return cg.addPricingRows(p, rows)
 }
 
 // rebuildPricing replaces p's model by a fresh one with the same rows.
-func (cg *colGen) rebuildPricing(back *lpBackend, p *pricer) error {
+func (cg *colGen) rebuildPricing(back *lp.Backend, p *pricer) error {
 	rows := make([]pairRow, len(p.a))
 	for i := range rows {
 		rows[i] = pairRow{p.a[i], p.b[i], 0}
 	}
 	ks := p.k
-	p.model.free()
+	p.model.Free()
 	p.a, p.b, p.k = nil, nil, nil
 	if err := cg.newPricing(back, p, nil); err != nil {
 		return err
@@ -339,13 +340,13 @@ func (cg *colGen) addPricingRowsK(p *pricer, rs []pairRow, ks []float64) error {
 		p.a, p.b, p.k = append(p.a, r.a), append(p.b, r.b), append(p.k, k)
 		p.has[int(r.a)*cg.nIn+int(r.b)] = true
 	}
-	return p.model.addRows(lo, up, start, idx, val)
+	return p.model.AddRows(lo, up, start, idx, val)
 }
 
 // price solves p's LP at duals u: min (c[.,y] - u).v over v in P, adding
 // violated pairs when K is all pairs. It returns the certified bound and
 // the minimiser if it improves the master (clearly negative value).
-func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
+func (cg *colGen) price(back *lp.Backend, p *pricer, u []float64) cgResult {
 	n := cg.nIn
 	c := cg.costY[p.y*n : (p.y+1)*n]
 	w := make([]float64, n)
@@ -354,24 +355,24 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 		w[x] = c[x] - u[x]
 		scale += math.Abs(w[x])
 	}
-	p.model.setObj(w)
+	p.model.SetObj(w)
 	v := make([]float64, n)
 	dual := false
-	before := p.model.iterations()
+	before := p.model.Iterations()
 	rebuilt := false
 	for {
 		sec, err := cg.remaining()
 		if err == nil {
-			err = cg.timedOut(p.model.solve(dual, sec))
+			err = cg.timedOut(p.model.Solve(dual, sec))
 		}
 		if err != nil && !errors.Is(err, ErrTimeLimit) && !rebuilt {
 			// A numerical failure after many warm starts: start this
 			// output's model afresh with the rows it has gathered.
 			rebuilt = true
-			p.iters += p.model.iterations() - before
+			p.iters += p.model.Iterations() - before
 			if err = cg.rebuildPricing(back, p); err == nil {
-				before = p.model.iterations()
-				p.model.setObj(w)
+				before = p.model.Iterations()
+				p.model.SetObj(w)
 				dual = false
 				continue
 			}
@@ -379,7 +380,7 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 		if err != nil {
 			return cgResult{y: p.y, err: fmt.Errorf("pricing output %d: %w", p.y, err)}
 		}
-		p.model.solution(v, nil)
+		p.model.Solution(v, nil)
 		rs := cg.k.separate(nil, v, cutTol)
 		// A pair already in the model can only be "violated" within the
 		// solver's tolerance; adding it again would loop.
@@ -398,9 +399,9 @@ func (cg *colGen) price(back *lpBackend, p *pricer, u []float64) cgResult {
 		}
 		dual = true
 	}
-	p.iters += p.model.iterations() - before
+	p.iters += p.model.Iterations() - before
 	mu := make([]float64, len(p.a))
-	p.model.solution(nil, mu)
+	p.model.Solution(nil, mu)
 	red := append([]float64(nil), w...)
 	for i, d := range mu {
 		if d < 0 {
@@ -515,7 +516,7 @@ func (cg *colGen) addColumns(vs [][]float64) (int, error) {
 		}
 		start = append(start, int32(len(idx)))
 	}
-	return len(cost), cg.master.addCols(cost, lb, ub, start, idx, val)
+	return len(cost), cg.master.AddCols(cost, lb, ub, start, idx, val)
 }
 
 // Columns unused for purgeAge rounds leave the master once it holds more
@@ -551,7 +552,7 @@ func (cg *colGen) purge(lambda, u []float64) error {
 	if len(del) == 0 {
 		return nil
 	}
-	if err := cg.master.delCols(del); err != nil {
+	if err := cg.master.DelCols(del); err != nil {
 		return err
 	}
 	keep := 0
@@ -632,12 +633,12 @@ func (cg *colGen) run() ([]float64, error) {
 			return nil, err
 		}
 		t0 := time.Now()
-		if err := cg.timedOut(cg.master.solve(false, sec)); err != nil {
+		if err := cg.timedOut(cg.master.Solve(false, sec)); err != nil {
 			return nil, fmt.Errorf("master LP, round %d (%d columns): %w", cg.st.rounds, len(cg.pool), err)
 		}
 		cg.st.masterSec += time.Since(t0).Seconds()
 		lambda = make([]float64, len(cg.pool))
-		cg.master.solution(lambda, u)
+		cg.master.Solution(lambda, u)
 		upper := 0.0
 		for j, l := range lambda {
 			upper += l * cg.poolH[j]
@@ -706,7 +707,7 @@ func (cg *colGen) run() ([]float64, error) {
 
 // finish collects the run's counts into cg.st.
 func (cg *colGen) finish() error {
-	cg.st.masterIters = cg.master.iterations()
+	cg.st.masterIters = cg.master.Iterations()
 	for _, p := range cg.pricers {
 		cg.st.pricingIters += p.iters
 		cg.st.pricingRows += len(p.a)

@@ -3,8 +3,10 @@ package mechanism
 import (
 	"container/heap"
 	"math"
+	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // geoPairs is the cone K of one column of a geo-ind LP,
@@ -258,10 +260,10 @@ type geoLP struct {
 	// start is an output cell whose constant channel (everyone reports
 	// it) is a feasible starting vertex.
 	start int
-	// timeLimitMS bounds GLPK's run time (0: none).
-	timeLimitMS int
-	// glpkMethod: 0 interior point, 1 primal simplex, 2 dual then primal.
-	glpkMethod int
+	// timeLimit bounds GLPK's run time (0: none).
+	timeLimit time.Duration
+	// glpkMethod is GLPK's algorithm.
+	glpkMethod lp.Method
 }
 
 func buildGeoLP(in, out kernels.Grid, prior []float64, eps float64, edges []edge) *geoLP {
@@ -290,6 +292,32 @@ func buildGeoLP(in, out kernels.Grid, prior []float64, eps float64, edges []edge
 		}
 	}
 	return p
+}
+
+// problem is p as an lp.Problem: the row sums (= 1), then the geo-ind
+// rows (<= 0); the matrix's triplets are the row-sum entries (one per
+// variable) first, then each geo-ind row's two entries.
+func (p *geoLP) problem() *lp.Problem {
+	nIn, nOut := p.nIn, p.nOut
+	nVar, nIneq := nIn*nOut, len(p.coef)
+	nnz := nVar + 2*nIneq
+	q := &lp.Problem{Cost: p.cost, RowLo: make([]float64, nIn+nIneq), RowUp: make([]float64, nIn+nIneq),
+		Row: make([]int32, nnz), Col: make([]int32, nnz), Val: make([]float64, nnz)}
+	for i := 0; i < nIn; i++ {
+		q.RowLo[i], q.RowUp[i] = 1, 1
+	}
+	for k := range p.coef {
+		q.RowLo[nIn+k] = math.Inf(-1)
+	}
+	for j := 0; j < nVar; j++ {
+		q.Row[j], q.Col[j], q.Val[j] = int32(j/nOut), int32(j), 1
+	}
+	for k, c := range p.coef {
+		t := nVar + 2*k
+		q.Row[t], q.Col[t], q.Val[t] = int32(nIn+k), int32(p.lo[k]), c
+		q.Row[t+1], q.Col[t+1], q.Val[t+1] = int32(nIn+k), int32(p.hi[k]), -1
+	}
+	return q
 }
 
 // geoViolation is the largest e^{-eps d} C[x,y] - C[x',y] over the edges,

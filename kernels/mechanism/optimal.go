@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // Optimal is the optimal geo-indistinguishable mechanism: among all
@@ -45,7 +46,8 @@ import (
 // (gonum.org/v1/gonum/optimize/convex/lp), direct only, for tiny grids;
 // "glpk", the GNU Linear Programming Kit through cgo (build tag glpk,
 // Debian package libglpk-dev); "clp", COIN-OR CLP through cgo (build tag
-// clp, Debian package coinor-libclp-dev). See SolverAvailable.
+// clp, Debian package coinor-libclp-dev); both through package
+// kernels/lp, which this package feeds the LP. See SolverAvailable.
 //
 // Measured on the 2-core development machine at eps = 1 with the Gowalla
 // priors while other jobs shared it (load average 12-20, so a solve got
@@ -100,8 +102,8 @@ const DefaultGap = 1e-6
 // Solver names.
 const (
 	SolverGonum = "gonum"
-	SolverGLPK  = "glpk"
-	SolverCLP   = "clp"
+	SolverGLPK  = lp.GLPK
+	SolverCLP   = lp.CLP
 )
 
 // Method names.
@@ -121,12 +123,8 @@ func SolverAvailable(name string) bool {
 	switch name {
 	case "", SolverGonum:
 		return true
-	case SolverGLPK:
-		return haveGLPK
-	case SolverCLP:
-		return haveCLP
 	}
-	return false
+	return lp.Available(name)
 }
 
 // Info implements Mechanism.

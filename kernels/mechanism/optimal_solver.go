@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"privic/kernels"
+	"privic/kernels/lp"
 )
 
 // OptimalSolver solves one Optimal mechanism's LP for fixed grids and
@@ -260,14 +261,14 @@ func (s *OptimalSolver) direct(eps float64, st *LPStats) (*kernels.Channel, erro
 		edges = spannerEdges(s.in, 0)
 	}
 	p := buildGeoLP(s.in, s.out, s.prior, eps/s.delta, edges)
-	p.timeLimitMS = int(m.TimeLimit.Milliseconds())
+	p.timeLimit = m.TimeLimit
 	switch st.Method {
 	case MethodDual:
-		p.glpkMethod = 2
+		p.glpkMethod = lp.DualPrimal
 	case MethodPrimal:
-		p.glpkMethod = 1
+		p.glpkMethod = lp.Primal
 	case MethodInterior:
-		p.glpkMethod = 0
+		p.glpkMethod = lp.Interior
 	}
 	var sol, duals []float64
 	var err error
@@ -342,29 +343,39 @@ func lagrangeBound(p *geoLP, dual []float64) float64 {
 	return lb
 }
 
-// solveDirectModel solves the whole LP p with an lpModel (CLP):
+// solveGLPK solves the whole LP p with GLPK (lp.SolveGLPK) and returns
+// the solution and the row duals.
+func solveGLPK(p *geoLP) (x, y []float64, err error) {
+	// Refused before anything is allocated.
+	if nnz := int64(p.nIn*p.nOut) + 2*int64(len(p.coef)); nnz > lp.MaxNonZeros {
+		return nil, nil, fmt.Errorf("glpk: %d non-zeros exceed C int", nnz)
+	}
+	return lp.SolveGLPK(p.problem(), p.glpkMethod, p.timeLimit)
+}
+
+// solveDirectModel solves the whole LP p with an lp.Model (CLP):
 // method "dual" or "primal" simplex.
 func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals []float64, err error) {
 	if method == MethodInterior {
 		return nil, nil, fmt.Errorf("clp: method interior is not offered through this interface (use dual, primal or decompose)")
 	}
-	back, err := newLPBackend(SolverCLP)
+	back, err := lp.NewBackend(lp.CLP)
 	if err != nil {
 		return nil, nil, err
 	}
-	defer back.close()
-	lm, err := back.model()
+	defer back.Close()
+	lm, err := back.Model()
 	if err != nil {
 		return nil, nil, err
 	}
-	defer lm.free()
+	defer lm.Free()
 	nIn, nOut := p.nIn, p.nOut
 	nVar := nIn * nOut
 	one := make([]float64, nIn)
 	for i := range one {
 		one[i] = 1
 	}
-	if err := lm.addRows(one, one, make([]int32, nIn+1), nil, nil); err != nil {
+	if err := lm.AddRows(one, one, make([]int32, nIn+1), nil, nil); err != nil {
 		return nil, nil, err
 	}
 	lb, ub := make([]float64, nVar), make([]float64, nVar)
@@ -375,7 +386,7 @@ func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals 
 		idx[j] = int32(j / nOut)
 		val[j] = 1
 	}
-	if err := lm.addCols(p.cost, lb, ub, start, idx, val); err != nil {
+	if err := lm.AddCols(p.cost, lb, ub, start, idx, val); err != nil {
 		return nil, nil, err
 	}
 	nRow := len(p.coef)
@@ -387,13 +398,13 @@ func solveDirectModel(p *geoLP, method string, limit time.Duration) (sol, duals 
 		ri = append(ri, int32(p.lo[k]), int32(p.hi[k]))
 		rv = append(rv, p.coef[k], -1)
 	}
-	if err := lm.addRows(lo, up, rs, ri, rv); err != nil {
+	if err := lm.AddRows(lo, up, rs, ri, rv); err != nil {
 		return nil, nil, err
 	}
-	if err := lm.solve(method != MethodPrimal, limit.Seconds()); err != nil {
+	if err := lm.Solve(method != MethodPrimal, limit.Seconds()); err != nil {
 		return nil, nil, err
 	}
 	sol, duals = make([]float64, nVar), make([]float64, nIn+nRow)
-	lm.solution(sol, duals)
+	lm.Solution(sol, duals)
 	return sol, duals, nil
 }

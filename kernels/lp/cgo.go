@@ -1,6 +1,6 @@
 //go:build (clp || glpk) && cgo
 
-package mechanism
+package lp
 
 // #include <stddef.h>
 import "C"

@@ -1,6 +1,6 @@
 //go:build glpk && cgo
 
-package mechanism
+package lp
 
 /*
 #cgo LDFLAGS: -lglpk
@@ -9,16 +9,24 @@ package mechanism
 #include <math.h>
 #include <stdlib.h>
 
-// privic_geo_lp builds, solves and deletes the LP in one C call, so that all
-// of GLPK's work happens on one OS thread: GLPK keeps its environment in
-// thread-local storage, and a goroutine may move between threads between
-// two cgo calls. Returns glp_simplex's code (0 = solved, -1 = out of
-// memory) and stores the solution status in *status.
-static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
-		const double *coef, const int *lo, const int *hi, int meth, int tmLim,
-		double *x, double *y, int *status, double *obj) {
-	int nVar = nIn * nOut;
-	int nnz = nVar + 2 * nIneq;
+static int bndType(double lo, double up) {
+	int fl = isinf(lo), fu = isinf(up);
+	if (fl && fu) return GLP_FR;
+	if (fl) return GLP_UP;
+	if (fu) return GLP_LO;
+	if (lo == up) return GLP_FX;
+	return GLP_DB;
+}
+
+// privic_lp_glpk builds, solves and deletes the LP in one C call, so that
+// all of GLPK's work happens on one OS thread: GLPK keeps its environment
+// in thread-local storage, and a goroutine may move between threads
+// between two cgo calls. The matrix comes as nnz triplets with 0-based
+// indices. Returns glp_simplex's or glp_interior's code (0 = solved, -1 =
+// out of memory) and stores the solution status in *status.
+static int privic_lp_glpk(int nRow, int nCol, const double *cost, const double *rlo, const double *rup,
+		int nnz, const int *row, const int *col, const double *val, int meth, int tmLim,
+		double *x, double *y, int *status) {
 	int *ia = malloc(((size_t)nnz + 1) * sizeof(int));
 	int *ja = malloc(((size_t)nnz + 1) * sizeof(int));
 	double *ar = malloc(((size_t)nnz + 1) * sizeof(double));
@@ -31,21 +39,17 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 	glp_term_out(GLP_OFF);
 	glp_prob *lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
-	glp_add_rows(lp, nIn + nIneq);
-	glp_add_cols(lp, nVar);
-	for (int i = 1; i <= nIn; i++) glp_set_row_bnds(lp, i, GLP_FX, 1.0, 1.0);
-	for (int k = 0; k < nIneq; k++) glp_set_row_bnds(lp, nIn + k + 1, GLP_UP, 0.0, 0.0);
-	for (int j = 0; j < nVar; j++) {
+	if (nRow > 0) glp_add_rows(lp, nRow);
+	if (nCol > 0) glp_add_cols(lp, nCol);
+	for (int i = 0; i < nRow; i++) {
+		glp_set_row_bnds(lp, i + 1, bndType(rlo[i], rup[i]), isinf(rlo[i]) ? 0 : rlo[i], isinf(rup[i]) ? 0 : rup[i]);
+	}
+	for (int j = 0; j < nCol; j++) {
 		glp_set_col_bnds(lp, j + 1, GLP_LO, 0.0, 0.0);
 		glp_set_obj_coef(lp, j + 1, cost[j]);
 	}
-	int t = 1;
-	for (int j = 0; j < nVar; j++, t++) {
-		ia[t] = j / nOut + 1; ja[t] = j + 1; ar[t] = 1.0;
-	}
-	for (int k = 0; k < nIneq; k++) {
-		ia[t] = nIn + k + 1; ja[t] = lo[k] + 1; ar[t] = coef[k]; t++;
-		ia[t] = nIn + k + 1; ja[t] = hi[k] + 1; ar[t] = -1.0; t++;
+	for (int t = 0; t < nnz; t++) {
+		ia[t + 1] = row[t] + 1; ja[t + 1] = col[t] + 1; ar[t + 1] = val[t];
 	}
 	glp_load_matrix(lp, nnz, ia, ja, ar);
 	free(ia); free(ja); free(ar);
@@ -58,9 +62,8 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 		ret = glp_interior(lp, &ipar);
 		*status = glp_ipt_status(lp);
 		if (ret == 0 && *status == GLP_OPT) {
-			for (int j = 0; j < nVar; j++) x[j] = glp_ipt_col_prim(lp, j + 1);
-			for (int i = 0; i < nIn + nIneq; i++) y[i] = glp_ipt_row_dual(lp, i + 1);
-			*obj = glp_ipt_obj_val(lp);
+			for (int j = 0; j < nCol; j++) x[j] = glp_ipt_col_prim(lp, j + 1);
+			for (int i = 0; i < nRow; i++) y[i] = glp_ipt_row_dual(lp, i + 1);
 		}
 	} else {
 		glp_smcp parm;
@@ -73,9 +76,8 @@ static int privic_geo_lp(int nIn, int nOut, const double *cost, int nIneq,
 		ret = glp_simplex(lp, &parm);
 		*status = glp_get_status(lp);
 		if (ret == 0 && *status == GLP_OPT) {
-			for (int j = 0; j < nVar; j++) x[j] = glp_get_col_prim(lp, j + 1);
-			for (int i = 0; i < nIn + nIneq; i++) y[i] = glp_get_row_dual(lp, i + 1);
-			*obj = glp_get_obj_val(lp);
+			for (int j = 0; j < nCol; j++) x[j] = glp_get_col_prim(lp, j + 1);
+			for (int i = 0; i < nRow; i++) y[i] = glp_get_row_dual(lp, i + 1);
 		}
 	}
 	glp_delete_prob(lp);
@@ -90,15 +92,6 @@ static glp_prob *privic_glpk_new(void) {
 	glp_prob *lp = glp_create_prob();
 	glp_set_obj_dir(lp, GLP_MIN);
 	return lp;
-}
-
-static int bndType(double lo, double up) {
-	int fl = isinf(lo), fu = isinf(up);
-	if (fl && fu) return GLP_FR;
-	if (fl) return GLP_UP;
-	if (fu) return GLP_LO;
-	if (lo == up) return GLP_FX;
-	return GLP_DB;
 }
 
 // privic_glpk_add appends n rows (cols = 0) or columns (cols = 1) to lp:
@@ -175,45 +168,32 @@ import "C"
 import (
 	"fmt"
 	"runtime"
-	"unsafe"
+	"time"
 )
 
 // haveGLPK reports whether the GLPK solver is compiled in (build tag glpk).
 const haveGLPK = true
 
-// solveGLPK solves p with GLPK's simplex (dual, falling back to primal,
-// with GLPK's presolver and automatic scaling) or interior point, and
-// returns the solution and the row duals.
-func solveGLPK(p *geoLP) (x, y []float64, err error) {
-	nVar := p.nIn * p.nOut
-	nIneq := len(p.coef)
-	if int64(nVar)+2*int64(nIneq) > 1<<31-2 {
-		return nil, nil, fmt.Errorf("glpk: %d non-zeros exceed C int", int64(nVar)+2*int64(nIneq))
+// SolveGLPK solves p with GLPK's simplex (with its presolver and
+// automatic scaling) or interior point, and returns the solution and the
+// row duals. A timeLimit of 0 is none; GLPK's interior point has none.
+func SolveGLPK(p *Problem, method Method, timeLimit time.Duration) (x, y []float64, err error) {
+	if err := p.check(); err != nil {
+		return nil, nil, err
 	}
-	lo := make([]C.int, nIneq)
-	hi := make([]C.int, nIneq)
-	for k := range lo {
-		lo[k], hi[k] = C.int(p.lo[k]), C.int(p.hi[k])
-	}
-	x, y = make([]float64, nVar), make([]float64, p.nIn+nIneq)
+	nRow, nCol := len(p.RowLo), len(p.Cost)
+	x, y = make([]float64, nCol), make([]float64, nRow)
 	var status C.int
-	var obj C.double
-	var coefPtr *C.double
-	var loPtr, hiPtr *C.int
-	if nIneq > 0 {
-		coefPtr = (*C.double)(unsafe.Pointer(&p.coef[0]))
-		loPtr, hiPtr = &lo[0], &hi[0]
-	}
 	tm := 0
-	if p.timeLimitMS > 0 {
-		tm = p.timeLimitMS
+	if ms := int(timeLimit.Milliseconds()); ms > 0 {
+		tm = ms
 	}
-	ret := C.privic_geo_lp(C.int(p.nIn), C.int(p.nOut), (*C.double)(unsafe.Pointer(&p.cost[0])), C.int(nIneq),
-		coefPtr, loPtr, hiPtr, C.int(p.glpkMethod), C.int(tm),
-		(*C.double)(unsafe.Pointer(&x[0])), (*C.double)(unsafe.Pointer(&y[0])), &status, &obj)
+	ret := C.privic_lp_glpk(C.int(nRow), C.int(nCol), dptr(p.Cost), dptr(p.RowLo), dptr(p.RowUp),
+		C.int(len(p.Val)), iptr(p.Row), iptr(p.Col), dptr(p.Val), C.int(method), C.int(tm),
+		dptr(x), dptr(y), &status)
 	switch {
 	case ret == -1:
-		return nil, nil, fmt.Errorf("glpk: out of memory for %d variables, %d constraints", nVar, nIneq)
+		return nil, nil, fmt.Errorf("glpk: out of memory for %d variables, %d constraints", nCol, nRow)
 	case ret == C.GLP_ETMLIM:
 		return nil, nil, fmt.Errorf("glpk: time limit of %d ms exceeded", tm)
 	case ret != 0:
@@ -224,7 +204,7 @@ func solveGLPK(p *geoLP) (x, y []float64, err error) {
 	return x, y, nil
 }
 
-// glpkModel is an lpModel held by GLPK. GLPK's environment is
+// glpkModel is a Model held by GLPK. GLPK's environment is
 // thread-local, so every call must come from the thread that created the
 // model: newGLPKBackend locks the calling goroutine to its thread until the
 // backend's close.
@@ -233,11 +213,10 @@ type glpkModel struct {
 	iters int
 }
 
-func newGLPKBackend() (*lpBackend, error) {
+func newGLPKBackend() (*Backend, error) {
 	runtime.LockOSThread()
-	return &lpBackend{
-		name:  SolverGLPK,
-		model: func() (lpModel, error) { return &glpkModel{lp: C.privic_glpk_new()}, nil },
+	return &Backend{
+		model: func() (Model, error) { return &glpkModel{lp: C.privic_glpk_new()}, nil },
 		close: func() {
 			C.glp_free_env()
 			runtime.UnlockOSThread()
@@ -245,21 +224,21 @@ func newGLPKBackend() (*lpBackend, error) {
 	}, nil
 }
 
-func (g *glpkModel) addRows(lo, up []float64, start, idx []int32, val []float64) error {
+func (g *glpkModel) AddRows(lo, up []float64, start, idx []int32, val []float64) error {
 	if len(lo) > 0 {
 		C.privic_glpk_add(g.lp, 0, C.int(len(lo)), nil, dptr(lo), dptr(up), iptr(start), iptr(idx), dptr(val))
 	}
 	return nil
 }
 
-func (g *glpkModel) addCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
+func (g *glpkModel) AddCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
 	if len(cost) > 0 {
 		C.privic_glpk_add(g.lp, 1, C.int(len(cost)), dptr(cost), dptr(lb), dptr(ub), iptr(start), iptr(idx), dptr(val))
 	}
 	return nil
 }
 
-func (g *glpkModel) delCols(idx []int32) error {
+func (g *glpkModel) DelCols(idx []int32) error {
 	if len(idx) == 0 {
 		return nil
 	}
@@ -272,9 +251,9 @@ func (g *glpkModel) delCols(idx []int32) error {
 	return nil
 }
 
-func (g *glpkModel) setObj(cost []float64) { C.privic_glpk_obj(g.lp, dptr(cost)) }
+func (g *glpkModel) SetObj(cost []float64) { C.privic_glpk_obj(g.lp, dptr(cost)) }
 
-func (g *glpkModel) solve(dual bool, seconds float64) error {
+func (g *glpkModel) Solve(dual bool, seconds float64) error {
 	d := C.int(0)
 	if dual {
 		d = 1
@@ -294,11 +273,11 @@ func (g *glpkModel) solve(dual bool, seconds float64) error {
 	return nil
 }
 
-func (g *glpkModel) solution(x, y []float64) { C.privic_glpk_copy(g.lp, dptr(x), dptr(y)) }
+func (g *glpkModel) Solution(x, y []float64) { C.privic_glpk_copy(g.lp, dptr(x), dptr(y)) }
 
-func (g *glpkModel) iterations() int { return g.iters }
+func (g *glpkModel) Iterations() int { return g.iters }
 
-func (g *glpkModel) free() {
+func (g *glpkModel) Free() {
 	if g.lp != nil {
 		C.glp_delete_prob(g.lp)
 		g.lp = nil

@@ -1,6 +1,6 @@
 //go:build glpk && cgo
 
-package mechanism
+package lp
 
 // released reports whether free has deleted the GLPK problem.
 func (g *glpkModel) released() bool { return g.lp == nil }

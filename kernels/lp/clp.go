@@ -1,6 +1,6 @@
 //go:build clp && cgo
 
-package mechanism
+package lp
 
 /*
 #cgo CFLAGS: -I/usr/include/coin -I/usr/local/include/coin
@@ -96,18 +96,18 @@ import (
 // haveCLP reports whether the CLP solver is compiled in (build tag clp).
 const haveCLP = true
 
-// clpModel is an lpModel held by COIN-OR CLP. A CLP model keeps no
+// clpModel is a Model held by COIN-OR CLP. A CLP model keeps no
 // thread-local state, so it may move between threads (one user at a time).
 type clpModel struct {
 	m     unsafe.Pointer // *Clp_Simplex
 	iters int
 }
 
-func newCLPModel() (lpModel, error) {
+func newCLPModel() (Model, error) {
 	return &clpModel{m: unsafe.Pointer(C.privic_clp_new())}, nil
 }
 
-func (c *clpModel) addRows(lo, up []float64, start, idx []int32, val []float64) error {
+func (c *clpModel) AddRows(lo, up []float64, start, idx []int32, val []float64) error {
 	if len(lo) == 0 {
 		return nil
 	}
@@ -116,7 +116,7 @@ func (c *clpModel) addRows(lo, up []float64, start, idx []int32, val []float64) 
 	return nil
 }
 
-func (c *clpModel) addCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
+func (c *clpModel) AddCols(cost, lb, ub []float64, start, idx []int32, val []float64) error {
 	if len(cost) == 0 {
 		return nil
 	}
@@ -125,18 +125,18 @@ func (c *clpModel) addCols(cost, lb, ub []float64, start, idx []int32, val []flo
 	return nil
 }
 
-func (c *clpModel) delCols(idx []int32) error {
+func (c *clpModel) DelCols(idx []int32) error {
 	if len(idx) > 0 {
 		C.Clp_deleteColumns(c.m, C.int(len(idx)), iptr(idx))
 	}
 	return nil
 }
 
-func (c *clpModel) setObj(cost []float64) {
+func (c *clpModel) SetObj(cost []float64) {
 	C.Clp_chgObjCoefficients(c.m, dptr(cost))
 }
 
-func (c *clpModel) solve(dual bool, seconds float64) error {
+func (c *clpModel) Solve(dual bool, seconds float64) error {
 	d := C.int(0)
 	if dual {
 		d = 1
@@ -169,13 +169,13 @@ func (c *clpModel) solve(dual bool, seconds float64) error {
 	return fmt.Errorf("clp: stopped with status %d (errors)", int(st))
 }
 
-func (c *clpModel) solution(x, y []float64) {
+func (c *clpModel) Solution(x, y []float64) {
 	C.privic_clp_copy(c.m, dptr(x), dptr(y))
 }
 
-func (c *clpModel) iterations() int { return c.iters }
+func (c *clpModel) Iterations() int { return c.iters }
 
-func (c *clpModel) free() {
+func (c *clpModel) Free() {
 	if c.m != nil {
 		C.Clp_deleteModel(c.m)
 		c.m = nil

@@ -1,12 +1,10 @@
 //go:build clp && cgo
 
-package mechanism
+package lp
 
 import (
 	"math"
-	"math/rand/v2"
 	"runtime"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,31 +26,9 @@ func TestCLPTimeLimitIsWallClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.free()
-	// min c.x subject to A x >= 1, x >= 0, A random with 20 entries per
-	// column: 2,000 rows and 20,000 columns, seconds of primal simplex.
-	const rows, cols = 2000, 20000
-	rng := rand.New(rand.NewPCG(5, 6))
-	lo, up := make([]float64, rows), make([]float64, rows)
-	for i := range lo {
-		lo[i], up[i] = 1, math.Inf(1)
-	}
-	if err := m.addRows(lo, up, make([]int32, rows+1), nil, nil); err != nil {
-		t.Fatal(err)
-	}
-	cost, lb, ub := make([]float64, cols), make([]float64, cols), make([]float64, cols)
-	start, idx, val := make([]int32, cols+1), make([]int32, 0, rows*cols), make([]float64, 0, rows*cols)
-	for j := range cost {
-		cost[j], ub[j] = 1+rng.Float64(), math.Inf(1)
-		for _, i := range rng.Perm(rows)[:20] {
-			idx, val = append(idx, int32(i)), append(val, rng.Float64())
-		}
-		slices.Sort(idx[start[j]:])
-		start[j+1] = int32(len(idx))
-	}
-	if err := m.addCols(cost, lb, ub, start, idx, val); err != nil {
-		t.Fatal(err)
-	}
+	defer m.Free()
+	// 2,000 rows and 20,000 columns: seconds of primal simplex.
+	loadCover(t, m, 2000, 20000)
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range runtime.GOMAXPROCS(0) {
@@ -75,7 +51,7 @@ func TestCLPTimeLimitIsWallClock(t *testing.T) {
 	}
 	const limit = 1.0
 	t0 := time.Now()
-	err = m.solve(false, limit)
+	err = m.Solve(false, limit)
 	wall := time.Since(t0).Seconds()
 	close(stop)
 	wg.Wait()

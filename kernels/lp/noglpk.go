@@ -1,16 +1,20 @@
 //go:build !glpk || !cgo
 
-package mechanism
+package lp
 
-import "errors"
+import (
+	"errors"
+	"time"
+)
 
 // haveGLPK reports whether the GLPK solver is compiled in (build tag glpk).
 const haveGLPK = false
 
-func newGLPKBackend() (*lpBackend, error) {
+func newGLPKBackend() (*Backend, error) {
 	return nil, errors.New("glpk: not compiled in (build with -tags glpk; needs Debian package libglpk-dev)")
 }
 
-func solveGLPK(*geoLP) ([]float64, []float64, error) {
+// SolveGLPK fails: GLPK is not compiled in.
+func SolveGLPK(*Problem, Method, time.Duration) ([]float64, []float64, error) {
 	return nil, nil, errors.New("glpk: not compiled in (build with -tags glpk)")
 }
