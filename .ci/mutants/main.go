@@ -240,11 +240,7 @@ func updateSummary(path, line, scope string) error {
 	out := "# ./run.sh mutate: gremlins v0.6.0 per package (or PKG:GLOBS, some of its files); efficacy = killed / (killed + lived);\n" +
 		"# new = survivors not listed in <package>/testdata/mutation-survivors.txt\n" +
 		summaryHeader + "\n" + strings.Join(rows, "\n") + "\n"
-<<<<<<< HEAD
 	return writeFile(path, out)
-=======
-	return atomicfile.WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, out); return err })
->>>>>>> arch-small
 }
 
 func main() {
@@ -364,11 +360,10 @@ func checkSurvivors(w io.Writer, pkg, survivorsPath string, hints bool) (int, er
 
 // writeFile replaces path's content through a temporary file.
 func writeFile(path, content string) error {
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, []byte(content), 0o644); err != nil {
+	return atomicfile.WriteFile(path, func(w io.Writer) error {
+		_, err := io.WriteString(w, content)
 		return err
-	}
-	return os.Rename(tmp, path)
+	})
 }
 
 // convertFile converts a survivors file to keyed entries in place, naming
