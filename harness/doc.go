@@ -23,15 +23,16 @@
 // is the type for swept numbers) whose Validate returns errors such as
 // "params.beta[3] = -0.2: beta must be > 0"; Plan returns Work with unique
 // keys; Run computes one job from its own *rand.Rand and returns tidy
-// Tables (NewTable, Table.Add) whose numbers are formatted with
-// FormatFloat; Finish reads the merged tables through an Output
-// (Output.ReadTable, Table.Reader), writes derived tables and Figures, and
-// returns the kind's Section. The optional interfaces sit beside Kind:
-// MemoryEstimator (the memory guard), CostEstimator (scheduling),
-// Versioned (invalidate stored results when the computation changes) and
-// Exclusive (jobs that must run alone, e.g. timings); on the parameters,
-// SizeLimited (what a run leaves out by size) and DatasetTitler (the
-// datasets the manifest and the report's headings name).
+// Tables (NewTable, Table.Add: rows by column name) whose numbers are
+// formatted with FormatFloat; Finish reads the merged tables through an
+// Output (Output.ReadTable, Table.Reader), writes derived tables and
+// Figures, and returns the kind's Section. The optional interfaces sit
+// beside Kind: MemoryEstimator (the memory guard), CostEstimator
+// (scheduling), Versioned (invalidate stored results when the
+// computation changes) and Exclusive (jobs that must run alone, e.g.
+// timings); on the parameters, SizeLimited (what a run leaves out by
+// size) and DatasetTitler (the datasets the manifest and the report's
+// headings name).
 //
 // # Datasets
 //

@@ -60,14 +60,16 @@ type Job struct {
 }
 
 // Table is a tidy table: a header row and one observation per row.
-// Values are already formatted (NewTable's Add formats numbers with
-// FormatFloat, so that the bytes never depend on the machine). Rows from
-// all jobs of a spec are concatenated in plan order under the same Name
-// into <Name>.csv.
+// Values are already formatted (Add takes rows by column name and formats
+// numbers with FormatFloat, so that the bytes never depend on the
+// machine). Rows from all jobs of a spec are concatenated in plan order
+// under the same Name into <Name>.csv.
 type Table struct {
 	Name   string
 	Header []string
 	Rows   [][]string
+
+	err error // the first row Add refused
 }
 
 // The optional interfaces below refine a Kind. Typed passes each on from

@@ -6,7 +6,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"privic/harness"
@@ -44,20 +43,6 @@ func TestFormatSig(t *testing.T) {
 	}
 	if got := harness.FormatPct(0.1234); got != "12.3%" {
 		t.Errorf("FormatPct = %q", got)
-	}
-}
-
-func TestColumns(t *testing.T) {
-	tb := &harness.Table{Name: "t", Header: []string{"x", "y", "z"}}
-	col, err := harness.Columns(tb, "z", "x")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(col) != 2 || col["z"] != 2 || col["x"] != 0 {
-		t.Errorf("Columns = %v, want map[x:0 z:2]", col)
-	}
-	if _, err := harness.Columns(tb, "x", "w"); err == nil || !strings.Contains(err.Error(), `"w"`) {
-		t.Errorf("Columns with a missing column: err = %v, want one naming \"w\"", err)
 	}
 }
 

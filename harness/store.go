@@ -129,6 +129,9 @@ func readRecord(path, hash, key string) (*record, string) {
 
 // checkTable enforces what every stored table satisfies.
 func checkTable(t Table) error {
+	if t.err != nil {
+		return t.err
+	}
 	if !namePattern.MatchString(t.Name) {
 		return fmt.Errorf("table name %q: use only a-z, 0-9, '_' and '-'", t.Name)
 	}

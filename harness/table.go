@@ -2,38 +2,85 @@ package harness
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// NewTable starts a table with the given columns; Add appends its rows.
+// NewTable starts a table with the given columns, in the order they are
+// written; Add appends its rows by column name.
 func NewTable(name string, header ...string) *Table {
 	return &Table{Name: name, Header: header}
 }
 
-// Add appends a row. Each value is formatted for the table: a string as
-// it is, a float64 with FormatFloat, an integer in decimal; a []string
-// contributes its elements. A row whose length differs from the header's
-// is refused when the table is stored.
-func (t *Table) Add(vals ...any) {
-	row := make([]string, 0, len(t.Header))
-	for _, v := range vals {
-		switch x := v.(type) {
-		case string:
-			row = append(row, x)
-		case float64:
-			row = append(row, FormatFloat(x))
-		case int:
-			row = append(row, strconv.Itoa(x))
-		case int64:
-			row = append(row, strconv.FormatInt(x, 10))
-		case []string:
-			row = append(row, x...)
-		default:
-			panic(fmt.Sprintf("table %s: cannot format a %T", t.Name, v))
-		}
+// Row is one row of a table by column name. Each value is formatted for
+// the table: a string as it is, a float64 with FormatFloat, an int or
+// int64 in decimal.
+type Row map[string]any
+
+// Add appends one row, given by column name in one or more parts (say a
+// kind's own columns and the columns a helper measures), and writes it
+// in the header's order. The parts together must give every column of
+// the table exactly once and no other: a row that misses a column, names
+// one the table lacks, gives one twice or holds a value of another type
+// is refused. The table keeps the first refusal (Err), and the harness
+// refuses to store a table that has one, so that a refused row never
+// leaves a partial result behind.
+func (t *Table) Add(parts ...Row) {
+	if t.err != nil {
+		return
+	}
+	row, err := t.lay(parts)
+	if err != nil {
+		t.err = fmt.Errorf("table %s row %d: %w", t.Name, len(t.Rows), err)
+		return
 	}
 	t.Rows = append(t.Rows, row)
+}
+
+// Err is the first refusal of Add, or nil.
+func (t *Table) Err() error { return t.err }
+
+// lay formats parts as a row in the header's order.
+func (t *Table) lay(parts []Row) ([]string, error) {
+	row := make([]string, len(t.Header))
+	given := make([]bool, len(t.Header))
+	for _, part := range parts {
+		for _, name := range slices.Sorted(maps.Keys(part)) {
+			i := slices.Index(t.Header, name)
+			switch {
+			case i < 0:
+				return nil, fmt.Errorf("unknown column %q (the columns are %s)", name, strings.Join(t.Header, ","))
+			case given[i]:
+				return nil, fmt.Errorf("column %q given twice", name)
+			}
+			cell, err := formatCell(part[name])
+			if err != nil {
+				return nil, fmt.Errorf("column %q: %w", name, err)
+			}
+			row[i], given[i] = cell, true
+		}
+	}
+	if i := slices.Index(given, false); i >= 0 {
+		return nil, fmt.Errorf("missing column %q", t.Header[i])
+	}
+	return row, nil
+}
+
+// formatCell formats a value of a Row.
+func formatCell(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case float64:
+		return FormatFloat(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	}
+	return "", fmt.Errorf("cannot format a %T (use a string, float64, int or int64)", v)
 }
 
 // Columns maps the requested column names to their positions in t, or

@@ -29,7 +29,7 @@ func (word) Plan(p *wordParams) ([]harness.Work[string], error) {
 }
 func (word) Run(_ context.Context, s string, _ *rand.Rand) ([]harness.Table, error) {
 	t := harness.NewTable("words", "word", "len")
-	t.Add(s, len(s))
+	t.Add(harness.Row{"word": s, "len": len(s)})
 	return []harness.Table{*t}, nil
 }
 func (word) Finish(context.Context, *wordParams, *harness.Output) (harness.Section, error) {

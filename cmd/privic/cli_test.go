@@ -79,7 +79,7 @@ func (stepsKind) Run(ctx context.Context, j step, rng *rand.Rand) ([]harness.Tab
 		panic("step 3 exploded")
 	}
 	t := harness.NewTable("draws", "step", "value")
-	t.Add(j.i, rng.Float64())
+	t.Add(harness.Row{"step": j.i, "value": rng.Float64()})
 	return []harness.Table{*t}, nil
 }
 func (stepsKind) Finish(ctx context.Context, _ *stepsParams, out *harness.Output) (harness.Section, error) {
@@ -88,7 +88,7 @@ func (stepsKind) Finish(ctx context.Context, _ *stepsParams, out *harness.Output
 		return harness.Section{}, err
 	}
 	total := harness.NewTable("total", "rows")
-	total.Add(len(t.Rows))
+	total.Add(harness.Row{"rows": len(t.Rows)})
 	return harness.Section{Markdown: "## steps\n"}, out.WriteTable(*total)
 }
 

@@ -10,7 +10,6 @@ import (
 	"hash/fnv"
 	"io"
 	"math/rand/v2"
-	"strconv"
 	"time"
 
 	"privic/harness"
@@ -187,7 +186,7 @@ func (k def) Run(ctx context.Context, a arg, rng *rand.Rand) ([]harness.Table, e
 		var m map[string]int
 		m["boom"]++ // a real runtime panic (nil map), not a panic(string)
 	}
-	draws := harness.Table{Name: "draws", Header: []string{"beta", "rep", "i", "value"}}
+	draws := harness.NewTable("draws", "beta", "rep", "i", "value")
 	sum := 0.0
 	for i := range a.p.Draws {
 		var v float64
@@ -197,11 +196,11 @@ func (k def) Run(ctx context.Context, a arg, rng *rand.Rand) ([]harness.Table, e
 			v = a.beta * rng.Float64()
 		}
 		sum += v
-		draws.Rows = append(draws.Rows, []string{harness.FormatFloat(a.beta), strconv.Itoa(a.rep), strconv.Itoa(i), harness.FormatFloat(v)})
+		draws.Add(harness.Row{"beta": a.beta, "rep": a.rep, "i": i, "value": v})
 	}
-	means := harness.Table{Name: "means", Header: []string{"beta", "rep", "mean"},
-		Rows: [][]string{{harness.FormatFloat(a.beta), strconv.Itoa(a.rep), harness.FormatFloat(sum / float64(a.p.Draws))}}}
-	return []harness.Table{draws, means}, nil
+	means := harness.NewTable("means", "beta", "rep", "mean")
+	means.Add(harness.Row{"beta": a.beta, "rep": a.rep, "mean": sum / float64(a.p.Draws)})
+	return []harness.Table{*draws, *means}, nil
 }
 
 // Finish implements harness.Kind: per beta, the mean and count of the
@@ -234,12 +233,12 @@ func (k def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harnes
 		a.n++
 		a.sum += v
 	}
-	sum := harness.Table{Name: "summary", Header: []string{"beta", "reps", "mean"}}
+	sum := harness.NewTable("summary", "beta", "reps", "mean")
 	for _, b := range order {
 		a := by[b]
-		sum.Rows = append(sum.Rows, []string{b, strconv.Itoa(a.n), harness.FormatFloat(a.sum / float64(a.n))})
+		sum.Add(harness.Row{"beta": b, "reps": a.n, "mean": a.sum / float64(a.n)})
 	}
-	if err := out.WriteTable(sum); err != nil {
+	if err := out.WriteTable(*sum); err != nil {
 		return harness.Section{}, err
 	}
 	text := fmt.Sprintf("%d betas, %d job means\n", len(order), len(t.Rows))

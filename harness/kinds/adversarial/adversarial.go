@@ -184,7 +184,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			return nil, err
 		}
 		t := harness.NewTable("lap_reference", slices.Concat([]string{"beta", "epsilon"}, island.StatsHeader(), island.MetresHeader())...)
-		t.Add(j.beta, 2*j.beta, st.Row(), st.Metres(s.DS))
+		t.Add(harness.Row{"beta": j.beta, "epsilon": 2 * j.beta}, st.Row(), st.Metres(s.DS))
 		return []harness.Table{*t}, nil
 	}
 	corrupted, err := datasets.Inject(s.Prior, s.A, j.fraction)
@@ -217,12 +217,13 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	dist := harness.NewTable("report_distribution", "beta", "epsilon", "fraction", "row", "col", "probability")
 	for y, pr := range row {
 		r, c := v.Out().Abs(y)
-		dist.Add(j.beta, eps, j.fraction, r, c, pr)
+		dist.Add(harness.Row{"beta": j.beta, "epsilon": eps, "fraction": j.fraction, "row": r, "col": c, "probability": pr})
 	}
 	id := harness.NewTable("identification", slices.Concat([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"},
 		island.StatsHeader(), island.MetresHeader())...)
-	id.Add(j.beta, eps, j.fraction, ba.TightEps(), sv.ExactCell(), st.Row(), st.Metres(s.DS))
+	id.Add(harness.Row{"beta": j.beta, "epsilon": eps, "fraction": j.fraction, "tight_epsilon": ba.TightEps(), "min_singular_value": sv.ExactCell()},
+		st.Row(), st.Metres(s.DS))
 	inv := harness.NewTable("invertibility", append([]string{"beta", "fraction"}, island.SingularHeader()...)...)
-	inv.Add(j.beta, j.fraction, sv.Row(g.Len()))
+	inv.Add(harness.Row{"beta": j.beta, "fraction": j.fraction}, sv.Row(g.Len()))
 	return []harness.Table{*dist, *id, *inv}, nil
 }

@@ -228,7 +228,8 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		return nil, err
 	}
 	levels := harness.NewTable("levels", "city", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations")
-	levels.Add(ds.Name, j.beta, 2*j.beta, tight, eps, ba.Iterations)
+	levels.Add(harness.Row{"city": ds.Name, "beta": j.beta, "two_beta": 2 * j.beta, "ba_tight_epsilon": tight, "lap_epsilon": eps,
+		"ba_iterations": ba.Iterations})
 	return []harness.Table{*util, *levels}, nil
 }
 
@@ -275,7 +276,9 @@ func simulate(ctx context.Context, j job, mechs []*mech, seeds [][][2]uint64) (*
 				}
 				defect, defectM = harness.FormatFloat(d), param.Metres(ds, d)
 			}
-			util.Add(ds.Name, m.name, j.beta, m.eps, sim, res.emd, defect, res.iters, res.n, res.offGrid, param.Metres(ds, res.emd), defectM)
+			util.Add(harness.Row{"city": ds.Name, "mechanism": m.name, "beta": j.beta, "epsilon": m.eps, "sim": sim, "emd": res.emd,
+				"emd_reference_defect": defect, "ibu_iterations": res.iters, "n_reports": res.n, "p_reports_off_grid": res.offGrid,
+				"emd_m": param.Metres(ds, res.emd), "emd_reference_defect_m": defectM})
 		}
 	}
 	return util, nil

@@ -81,7 +81,9 @@ func summary(p *params, cells []*cell) (harness.Table, error) {
 		if len(c.defect) > 1 {
 			dsd, dsdm = harness.FormatFloat(c.dSD), param.Metres(ds, c.dSD)
 		}
-		sum.Add(c.city, c.mech, c.beta, c.eps, len(c.emd), c.mean, c.sd, d, dsd, param.Metres(ds, c.mean), param.Metres(ds, c.sd), dm, dsdm)
+		sum.Add(harness.Row{"city": c.city, "mechanism": c.mech, "beta": c.beta, "epsilon": c.eps, "sims": len(c.emd), "emd_mean": c.mean,
+			"emd_sd": c.sd, "emd_reference_defect_mean": d, "emd_reference_defect_sd": dsd, "emd_mean_m": param.Metres(ds, c.mean),
+			"emd_sd_m": param.Metres(ds, c.sd), "emd_reference_defect_mean_m": dm, "emd_reference_defect_sd_m": dsdm})
 	}
 	return *sum, nil
 }

@@ -84,8 +84,10 @@ func (f *finish) summary() (harness.Table, error) {
 						if n == 0 {
 							continue
 						}
-						t.Add(city, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, est, n, m, sd, f.fs.EpsMean(k),
-							param.Metres(ds, m), param.Metres(ds, sd))
+						t.Add(harness.Row{"city": city, "beta": beta, "first_mechanism": v.FirstMechanism, "ibu_start": v.IBUStart,
+							"mixing": v.Mixing, "batches": v.Batches, "variant": v.Name(), "emd_reference": ref, "estimate": est,
+							"rounds": n, "mean": m, "sd": sd, "final_tight_eps_mean": f.fs.EpsMean(k),
+							"mean_m": param.Metres(ds, m), "sd_m": param.Metres(ds, sd)})
 					}
 				}
 			}

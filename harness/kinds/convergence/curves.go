@@ -218,15 +218,18 @@ func (f *finish) writeDistances() error {
 		"cycles_compared", "first_cycle", "last_cycle", "rms", "max_abs", "mean_diff", "rank")
 	for rank, pd := range f.pooled {
 		v := pd.V
-		base := []string{v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), pd.Ref}
-		t.Add(base, "all", "all", pd.Total.N, "", "", pd.Total.rms(), pd.Total.MaxAbs, pd.Total.meanDiff(), rank+1)
+		base := harness.Row{"first_mechanism": v.FirstMechanism, "ibu_start": v.IBUStart, "mixing": v.Mixing, "batches": v.Batches,
+			"variant": v.Name(), "emd_reference": pd.Ref}
+		t.Add(base, harness.Row{"city": "all", "beta": "all", "cycles_compared": pd.Total.N, "first_cycle": "", "last_cycle": "",
+			"rms": pd.Total.rms(), "max_abs": pd.Total.MaxAbs, "mean_diff": pd.Total.meanDiff(), "rank": rank + 1})
 		for _, city := range f.p.Cities {
 			for _, beta := range f.betas() {
 				d, ok := pd.Parts[[2]string{city, harness.FormatFloat(beta)}]
 				if !ok {
 					continue
 				}
-				t.Add(base, city, beta, d.N, d.FirstCmp, d.LastCp, d.rms(), d.MaxAbs, d.meanDiff(), "")
+				t.Add(base, harness.Row{"city": city, "beta": beta, "cycles_compared": d.N, "first_cycle": d.FirstCmp,
+					"last_cycle": d.LastCp, "rms": d.rms(), "max_abs": d.MaxAbs, "mean_diff": d.meanDiff(), "rank": ""})
 			}
 		}
 	}

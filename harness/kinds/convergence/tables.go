@@ -30,7 +30,7 @@ func (f *finish) cityTables(city string) error {
 				}
 				for t0 := 0; t0 <= max(c.cycles(), paperLast(city, beta)); t0++ {
 					if row := tableRow(ds, beta, v, ref, t0, c, facts.Table.Cycle(beta, t0)); row != nil {
-						t.Rows = append(t.Rows, row)
+						t.Add(row)
 					}
 				}
 			}
@@ -48,33 +48,30 @@ func (f *finish) cityTables(city string) error {
 
 // tableRow is one cycle of one family beside the paper's rounds pr (nil
 // when the paper has no such row); nil when neither has the cycle.
-func tableRow(ds *datasets.Dataset, beta float64, v privic.Variant, ref string, t int, c *curve, pr []float64) []string {
+func tableRow(ds *datasets.Dataset, beta float64, v privic.Variant, ref string, t int, c *curve, pr []float64) harness.Row {
 	m, sd, n := c.stat(t)
-	row := harness.NewTable("", "")
-	row.Add(ds.Name, beta, v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches, v.Name(), ref, t, n, m, sd)
-	r := row.Rows[0]
-	if pr == nil {
-		r = append(r, "", "", "", "", "", "", "", "", "")
-	} else {
-		r = append(r, fmt.Sprint(t+1))
-		for i := range 5 {
-			if i < len(pr) {
-				r = append(r, harness.FormatFloat(pr[i]))
-			} else {
-				r = append(r, "")
-			}
+	if n == 0 && pr == nil {
+		return nil
+	}
+	row := harness.Row{"city": ds.Name, "beta": beta, "first_mechanism": v.FirstMechanism, "ibu_start": v.IBUStart,
+		"mixing": v.Mixing, "batches": v.Batches, "variant": v.Name(), "emd_reference": ref, "cycle": t, "rounds": n,
+		"mean": m, "sd": sd, "paper_row": "", "paper_mean": "", "paper_sd": "", "diff": "",
+		"mean_m": param.Metres(ds, m), "sd_m": param.Metres(ds, sd)}
+	for i := range 5 {
+		var cell any = ""
+		if i < len(pr) {
+			cell = pr[i]
 		}
+		row[fmt.Sprintf("paper_round%d", i+1)] = cell
+	}
+	if pr != nil {
 		pm, psd, _ := harness.MeanSD(pr)
-		r = append(r, harness.FormatFloat(pm), harness.FormatFloat(psd), harness.FormatFloat(m-pm))
+		row["paper_row"], row["paper_mean"], row["paper_sd"], row["diff"] = t+1, pm, psd, m-pm
 	}
-	r = append(r, param.Metres(ds, m), param.Metres(ds, sd))
 	if n == 0 {
-		r[10], r[11], r[len(r)-3], r[len(r)-2], r[len(r)-1] = "", "", "", "", ""
-		if pr == nil {
-			return nil
-		}
+		row["mean"], row["sd"], row["diff"], row["mean_m"], row["sd_m"] = "", "", "", "", ""
 	}
-	return r
+	return row
 }
 
 // alignment explains how the paper's rows map to cycles.

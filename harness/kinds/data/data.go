@@ -65,9 +65,10 @@ func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) 
 	if !ds.Preset {
 		policy = "" // the row policy is the presets'
 	}
-	t.Add(ds.Name, ds.Grid.Rows, ds.Grid.Cols, ds.Grid.Len(), ds.N, occupied,
-		br, bc, float64(ds.Counts[best])/float64(ds.N), policy,
-		param.CellSize(ds), length(ds, ds.CellHeightM), length(ds, ds.CellWidthM), ds.Read.Checkins, ds.Read.Dropped)
+	t.Add(harness.Row{"city": ds.Name, "rows": ds.Grid.Rows, "cols": ds.Grid.Cols, "cells": ds.Grid.Len(), "n_checkins": ds.N,
+		"occupied_cells": occupied, "max_cell_row": br, "max_cell_col": bc, "max_cell_share": float64(ds.Counts[best]) / float64(ds.N),
+		"rows_policy": policy, "cell_m": param.CellSize(ds), "cell_height_m": length(ds, ds.CellHeightM),
+		"cell_width_m": length(ds, ds.CellWidthM), "checkins_read": ds.Read.Checkins, "checkins_dropped": ds.Read.Dropped})
 	return []harness.Table{*t}, nil
 }
 

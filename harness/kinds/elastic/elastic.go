@@ -183,7 +183,8 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 				return nil, fmt.Errorf("%s: average distortion: %w", m.name, err)
 			}
 		}
-		em.Add(j.beta, eps, ech.Param, ech.Value, ech.Evals, dist[0], dist[1], dist[2])
+		em.Add(harness.Row{"beta": j.beta, "epsilon": eps, "parameter": ech.Param, "tight_epsilon": ech.Value, "evals": ech.Evals,
+			"avg_distortion_ba": dist[0], "avg_distortion_lap": dist[1], "avg_distortion_elastic_metric": dist[2]})
 		for _, m := range []struct {
 			name string
 			mech mechanism.Mechanism
@@ -205,7 +206,8 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 			if err != nil {
 				return nil, fmt.Errorf("%s at BA's average distortion: tight epsilon: %w", m.name, err)
 			}
-			eqd.Add(j.beta, m.name, c.Param, c.Value, te, c.Evals)
+			eqd.Add(harness.Row{"beta": j.beta, "mechanism": m.name, "parameter": c.Param, "avg_distortion": c.Value, "tight_epsilon": te,
+				"evals": c.Evals})
 			atDistortion = append(atDistortion, namedOp{m.name + equalDistortion, op})
 		}
 	}
@@ -245,14 +247,15 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 				}
 				for y, pr := range row {
 					r, c := v.Out().Abs(y)
-					dist.Add(m.name, loc.name, j.beta, eps, r, c, pr)
+					dist.Add(harness.Row{"mechanism": m.name, "location": loc.name, "beta": j.beta, "epsilon": eps, "row": r, "col": c,
+						"probability": pr})
 				}
 			}
 			st, err := v.Stats(loc.x, s.Block)
 			if err != nil {
 				return nil, fmt.Errorf("%s at %s: %w", m.name, loc.name, err)
 			}
-			stats.Add(m.name, loc.name, j.beta, eps, st.Row(), st.Metres(s.DS))
+			stats.Add(harness.Row{"mechanism": m.name, "location": loc.name, "beta": j.beta, "epsilon": eps}, st.Row(), st.Metres(s.DS))
 		}
 	}
 	// The uniform-report baseline: a mechanism that reports nothing.
@@ -268,12 +271,13 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if err != nil {
 			return nil, err
 		}
-		stats.Add(uniform, loc.name, j.beta, eps, st.Row(), st.Metres(s.DS))
+		stats.Add(harness.Row{"mechanism": uniform, "location": loc.name, "beta": j.beta, "epsilon": eps}, st.Row(), st.Metres(s.DS))
 	}
 	chans := harness.NewTable("channels", "beta", "two_beta", "ba_tight_epsilon", "lap_epsilon", "ba_iterations", "ba_min_singular_value")
-	chans.Add(j.beta, 2*j.beta, tight, eps, ba.Iterations, sv.ExactCell())
+	chans.Add(harness.Row{"beta": j.beta, "two_beta": 2 * j.beta, "ba_tight_epsilon": tight, "lap_epsilon": eps, "ba_iterations": ba.Iterations,
+		"ba_min_singular_value": sv.ExactCell()})
 	inv := harness.NewTable("invertibility", append([]string{"beta"}, island.SingularHeader()...)...)
-	inv.Add(j.beta, sv.Row(g.Len()))
+	inv.Add(harness.Row{"beta": j.beta}, sv.Row(g.Len()))
 	return []harness.Table{*dist, *stats, *chans, *inv, *em, *eqd}, nil
 }
 

@@ -207,8 +207,11 @@ func summary(p *params, cells []*cell) (harness.Table, error) {
 		if c.hasBracket() {
 			lo, up, gap = harness.FormatFloat(c.opt.lower), harness.FormatFloat(c.opt.upper), harness.FormatFloat(c.opt.gap())
 		}
-		sum.Add(c.city, c.mech, c.cal, c.level, c.param, len(c.emd), c.emdMean, c.emdSD, c.dist, c.mi, c.eps, c.bayes, c.idA, c.idAM,
-			m(c.emdMean), m(c.emdSD), m(c.dist), m(c.bayes), fmt.Sprint(c.degenerate()), lo, up, gap, c.label())
+		sum.Add(harness.Row{"city": c.city, "mechanism": c.mech, "calibration": c.cal, "level": c.level, "parameter": c.param,
+			"sims": len(c.emd), "emd_mean": c.emdMean, "emd_sd": c.emdSD, "avg_distortion": c.dist, "mutual_information": c.mi,
+			"tight_epsilon": c.eps, "bayes_error": c.bayes, "identification_A": c.idA, "identification_A_map": c.idAM,
+			"emd_mean_m": m(c.emdMean), "emd_sd_m": m(c.emdSD), "avg_distortion_m": m(c.dist), "bayes_error_m": m(c.bayes),
+			"degenerate": fmt.Sprint(c.degenerate()), "optimum_lower": lo, "optimum_upper": up, "optimum_gap": gap, "label": c.label()})
 	}
 	return *sum, nil
 }
@@ -222,8 +225,10 @@ func winnersTable(wins []winner) harness.Table {
 		if w.sims > 0 {
 			sims = fmt.Sprint(w.sims)
 		}
-		wt.Add(w.city, w.cal, w.level, w.criterion, w.better, w.winner, w.value, w.runnerUp, w.runnerValue, w.n,
-			w.outcome(), strings.Join(w.tied, " "), sims, optCell(w.p), optCell(w.opt.lower), optCell(w.opt.upper), w.note)
+		wt.Add(harness.Row{"city": w.city, "calibration": w.cal, "level": w.level, "criterion": w.criterion, "better": w.better,
+			"winner": w.winner, "value": w.value, "runner_up": w.runnerUp, "runner_up_value": w.runnerValue, "mechanisms": w.n,
+			"outcome": w.outcome(), "tied": strings.Join(w.tied, " "), "sims": sims, "p_holm": optCell(w.p),
+			"optimum_lower": optCell(w.opt.lower), "optimum_upper": optCell(w.opt.upper), "note": w.note})
 	}
 	return *wt
 }
@@ -324,7 +329,8 @@ func mechanismsTable(p *params, cals []calRow) harness.Table {
 				ref, param = m.Info().Reference, m.Info().Param
 			}
 		}
-		t.Add(c.city, c.mech, param, c.in, c.out, c.solver, ref)
+		t.Add(harness.Row{"city": c.city, "mechanism": c.mech, "parameter": param, "input_grid": c.in, "output_grid": c.out,
+			"lp_solver": c.solver, "reference": ref})
 	}
 	return *t
 }

@@ -258,9 +258,12 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 					n++
 				}
 			}
-			lps.Add(ds.Name, name, j.calibration, j.level, r.prior, n, st.Solver, st.Method, s.opt.Spanner, st.Dilation,
-				st.Variables, st.Constraints, st.Rounds, st.Iterations, st.Columns, st.PricingRows, fmt.Sprint(st.Warm), st.Eps,
-				st.Primal, st.Dual, st.Gap, st.TightEps, st.Seconds, r.role, r.status, br[i].lower, br[i].upper, br[i].gap())
+			lps.Add(harness.Row{"city": ds.Name, "mechanism": name, "calibration": j.calibration, "level": j.level, "prior": r.prior,
+				"solve": n, "solver": st.Solver, "method": st.Method, "spanner": s.opt.Spanner, "dilation": st.Dilation,
+				"variables": st.Variables, "constraints": st.Constraints, "rounds": st.Rounds, "iterations": st.Iterations,
+				"columns": st.Columns, "pricing_rows": st.PricingRows, "warm": fmt.Sprint(st.Warm), "eps": st.Eps,
+				"primal": st.Primal, "dual": st.Dual, "gap": st.Gap, "tight_epsilon": st.TightEps, "seconds": st.Seconds,
+				"role": r.role, "status": r.status, "lower": br[i].lower, "upper": br[i].upper, "all_pairs_gap": br[i].gap()})
 		}
 		lpRows := ""
 		if s.lpSolver != "" {
@@ -270,8 +273,10 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 		if b, ok := bracketAt(logged, br, param); ok {
 			lo, up, gap = harness.FormatFloat(b.lower), harness.FormatFloat(b.upper), harness.FormatFloat(b.gap())
 		}
-		cal.Add(ds.Name, name, j.calibration, j.level, paramName, param, value, evals, status, s.in.String(), s.out.String(), s.lpSolver, lpRows,
-			missing, lo, up, gap)
+		cal.Add(harness.Row{"city": ds.Name, "mechanism": name, "calibration": j.calibration, "level": j.level,
+			"parameter_name": paramName, "parameter": param, "value": value, "evals": evals, "status": status,
+			"input_grid": s.in.String(), "output_grid": s.out.String(), "lp_solver": s.lpSolver, "lp_constraints": lpRows,
+			"missing": missing, "optimum_lower": lo, "optimum_upper": up, "optimum_gap": gap})
 		return []harness.Table{*frontier, *cal, *lps}
 	}
 	nan := math.NaN()
@@ -438,9 +443,11 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 		if err != nil {
 			return nil, "", fmt.Errorf("%s sim %d: %w", s.m.Info().Name, sim, err)
 		}
-		frontier.Add(ds.Name, s.m.Info().Name, j.calibration, j.level, res.Param, emd, met.AvgDistortion, met.MutualInformation,
-			met.TightEps, met.BayesError, idPost, sim, idMAP,
-			param.Metres(ds, emd), param.Metres(ds, met.AvgDistortion), param.Metres(ds, met.BayesError))
+		frontier.Add(harness.Row{"city": ds.Name, "mechanism": s.m.Info().Name, "calibration": j.calibration, "level": j.level,
+			"parameter": res.Param, "emd": emd, "avg_distortion": met.AvgDistortion, "mutual_information": met.MutualInformation,
+			"tight_epsilon": met.TightEps, "bayes_error": met.BayesError, "identification_A": idPost, "sim": sim,
+			"identification_A_map": idMAP, "emd_m": param.Metres(ds, emd), "avg_distortion_m": param.Metres(ds, met.AvgDistortion),
+			"bayes_error_m": param.Metres(ds, met.BayesError)})
 	}
 	return islandLP, missing, nil
 }

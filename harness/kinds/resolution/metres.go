@@ -126,7 +126,8 @@ func (m *metres) read(study string, pairs []Pair, xName, valueName string, rd re
 					if study == "mechanisms" || study == "elastic" {
 						vn = seriesValue(series)
 					}
-					m.table.Add(study, pr.Title, g.name, g.src[0], g.src[1], g.s.CellM, xName, x, series, vn, g.s.Curves[series][x])
+					m.table.Add(harness.Row{"study": study, "title": pr.Title, "grid": g.name, "experiment": g.src[0], "dataset": g.src[1],
+						"cell_m": g.s.CellM, "x_name": xName, "x": x, "series": series, "value_name": vn, "value_m": g.s.Curves[series][x]})
 				}
 			}
 		}

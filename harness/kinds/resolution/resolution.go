@@ -182,11 +182,13 @@ func (def) Run(_ context.Context, j job, _ *rand.Rand) ([]harness.Table, error) 
 	for _, c := range j.p.Claims {
 		pe, pt := side(c.Paper)
 		fe, ft := side(c.Fine)
-		t.Add("claim", c.Claim+" ["+c.City+"]", pe, pt, fe, ft)
+		t.Add(harness.Row{"what": "claim", "title": c.Claim + " [" + c.City + "]", "paper_experiment": pe, "paper_text": pt,
+			"fine_experiment": fe, "fine_text": ft})
 	}
 	for _, g := range j.p.groups() {
 		for _, pr := range g.pairs {
-			t.Add(g.name, pr.Title, pr.Paper[0], pr.Paper[1], pr.Fine[0], pr.Fine[1])
+			t.Add(harness.Row{"what": g.name, "title": pr.Title, "paper_experiment": pr.Paper[0], "paper_text": pr.Paper[1],
+				"fine_experiment": pr.Fine[0], "fine_text": pr.Fine[1]})
 		}
 	}
 	return []harness.Table{*t}, nil
@@ -230,8 +232,10 @@ func (def) Finish(_ context.Context, p *Params, out *harness.Output) (harness.Se
 	vt := harness.NewTable("verdicts", "claim", "city", "paper_experiment", "paper_verdict", "paper_evidence",
 		"fine_experiment", "fine_verdict", "fine_evidence", "change", "paper_rule", "paper_reason", "fine_rule", "fine_reason")
 	for _, r := range rows {
-		vt.Add(r.Claim, r.City, r.Paper.Experiment, verdictCell(r.Paper), r.Paper.Evidence,
-			r.Fine.Experiment, verdictCell(r.Fine), r.Fine.Evidence, r.Change, r.Paper.Rule, r.Paper.Reason, r.Fine.Rule, r.Fine.Reason)
+		vt.Add(harness.Row{"claim": r.Claim, "city": r.City, "paper_experiment": r.Paper.Experiment, "paper_verdict": verdictCell(r.Paper),
+			"paper_evidence": r.Paper.Evidence, "fine_experiment": r.Fine.Experiment, "fine_verdict": verdictCell(r.Fine),
+			"fine_evidence": r.Fine.Evidence, "change": r.Change, "paper_rule": r.Paper.Rule, "paper_reason": r.Paper.Reason,
+			"fine_rule": r.Fine.Rule, "fine_reason": r.Fine.Reason})
 	}
 	if err := out.WriteTable(*vt); err != nil {
 		return harness.Section{}, err

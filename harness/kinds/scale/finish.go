@@ -52,7 +52,9 @@ func (def) Finish(ctx context.Context, p *params, out *harness.Output) (harness.
 		if !math.IsNaN(f.largestRSS) {
 			rss = fmt.Sprint(int64(f.largestRSS))
 		}
-		st.Add(f.kernel, f.n, nanCell(f.timeSlope), nanCell(f.memSlope), ls, lc, nanCell(f.largestSec), rss, ns, f.beyondStatus)
+		st.Add(harness.Row{"kernel": f.kernel, "points_fitted": f.n, "time_slope": nanCell(f.timeSlope), "memory_slope": nanCell(f.memSlope),
+			"largest_side": ls, "largest_cells": lc, "largest_median_seconds": nanCell(f.largestSec), "largest_peak_rss_bytes": rss,
+			"next_side": ns, "next_status": f.beyondStatus})
 	}
 	if err := out.WriteTable(*st); err != nil {
 		return harness.Section{}, err

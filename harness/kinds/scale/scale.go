@@ -193,7 +193,9 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	if r.Hotspots != "" {
 		src = "file"
 	}
-	t.Add(j.kernel, j.side, j.side*j.side, res.Status, len(res.Seconds), med, fastest, res.SetupSeconds, rssCell, how, src, load)
+	t.Add(harness.Row{"kernel": j.kernel, "side": j.side, "cells": j.side * j.side, "status": res.Status, "runs": len(res.Seconds),
+		"median_seconds": med, "min_seconds": fastest, "setup_seconds": res.SetupSeconds, "peak_rss_bytes": rssCell, "probe": how,
+		"city": src, "load_average": load})
 	return []harness.Table{*t}, nil
 }
 

@@ -78,7 +78,7 @@ func (def) Run(ctx context.Context, a job, rng *rand.Rand) ([]harness.Table, err
 	}
 	est := 4 * float64(inside) / float64(a.samples)
 	t := harness.NewTable("estimates", "samples", "rep", "estimate", "abs_error")
-	t.Add(a.samples, a.rep, est, math.Abs(est-math.Pi))
+	t.Add(harness.Row{"samples": a.samples, "rep": a.rep, "estimate": est, "abs_error": math.Abs(est - math.Pi)})
 	return []harness.Table{*t}, nil
 }
 
@@ -122,7 +122,7 @@ func (def) Finish(ctx context.Context, _ *Params, out *harness.Output) (harness.
 		mean, sd, reps := harness.MeanSD(by[n])
 		q := math.Pi / 4
 		model := 4 * math.Sqrt(q*(1-q)/float64(n))
-		sum.Add(n, reps, mean, sd, model, math.Pi)
+		sum.Add(harness.Row{"samples": n, "reps": reps, "mean": mean, "sd": sd, "sd_binomial": model, "pi": math.Pi})
 		rows = append(rows, summaryRow{n, reps, mean, sd, model})
 	}
 	if err := out.WriteTable(*sum); err != nil {

@@ -181,7 +181,8 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		if s, ok := facts.Seconds[r.k]; ok {
 			ps, sp = harness.FormatFloat(s), harness.FormatFloat(s/r.med)
 		}
-		t.Add(ds.Name, r.k, r.it, g.Len(), r.med, r.min, p.Repeats, ps, sp)
+		t.Add(harness.Row{"city": ds.Name, "kernel": r.k, "iterations": r.it, "cells": g.Len(), "median_seconds": r.med,
+			"min_seconds": r.min, "repeats": p.Repeats, "paper_seconds": ps, "speedup_vs_paper": sp})
 	}
 	return []harness.Table{*t}, nil
 }

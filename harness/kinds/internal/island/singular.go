@@ -131,9 +131,11 @@ func SingularHeader() []string {
 	return []string{"cells", "min_singular_value", "lower_bound", "upper_bound", "method", "noise_floor"}
 }
 
-// Row lays s out as SingularHeader's columns for a grid of cells cells.
-func (s Singular) Row(cells int) []string {
-	return []string{fmt.Sprint(cells), s.ExactCell(), harness.FormatFloat(s.Lo), harness.FormatFloat(s.Hi), s.Method, harness.FormatFloat(s.Floor)}
+// Row gives s's SingularHeader columns for a grid of cells cells, a part
+// of a table row.
+func (s Singular) Row(cells int) harness.Row {
+	return harness.Row{"cells": cells, "min_singular_value": s.ExactCell(), "lower_bound": s.Lo, "upper_bound": s.Hi, "method": s.Method,
+		"noise_floor": s.Floor}
 }
 
 // ReadSingular reads the SingularHeader columns of row i (an empty

@@ -50,7 +50,8 @@ type LocStats struct {
 	PNear float64
 }
 
-// StatsHeader are the table columns of LocStats, in the order of Row.
+// StatsHeader are the table columns of LocStats, in the order they are
+// written.
 func StatsHeader() []string {
 	return []string{
 		"p_deserted", "p_outside_grid", "p_island_block", "p_at", "p_within1", "p_within2",
@@ -59,12 +60,12 @@ func StatsHeader() []string {
 	}
 }
 
-// Row lays s out as table cells (StatsHeader's columns).
-func (s LocStats) Row() []string {
-	t := harness.NewTable("", StatsHeader()...)
-	t.Add(s.PDeserted, s.POutside, s.PBlock, s.PAt, s.PWithin1, s.PWithin2,
-		s.ExpPriorMass, s.ExpDistance, s.ModeRow, s.ModeCol, s.ModeDistance, s.MAPIdent, s.ExpPosterior)
-	return t.Rows[0]
+// Row gives s's StatsHeader columns, a part of a table row.
+func (s LocStats) Row() harness.Row {
+	return harness.Row{"p_deserted": s.PDeserted, "p_outside_grid": s.POutside, "p_island_block": s.PBlock, "p_at": s.PAt,
+		"p_within1": s.PWithin1, "p_within2": s.PWithin2, "expected_prior_mass": s.ExpPriorMass, "expected_distance": s.ExpDistance,
+		"mode_row": s.ModeRow, "mode_col": s.ModeCol, "mode_distance": s.ModeDistance, "map_identification": s.MAPIdent,
+		"expected_posterior": s.ExpPosterior}
 }
 
 // MetresHeader are the columns that follow StatsHeader's in the tables:
@@ -78,9 +79,11 @@ func MetresHeader() []string {
 // NearColumn is the column of LocStats.PNear.
 var NearColumn = fmt.Sprintf("p_within_%dm", verdict.PaperCellM)
 
-// Metres lays out s's distances in metres on ds (MetresHeader's columns).
-func (s LocStats) Metres(ds *datasets.Dataset) []string {
-	return []string{param.Metres(ds, s.ExpDistance), param.Metres(ds, s.ModeDistance), harness.FormatFloat(s.PNear)}
+// Metres gives s's distances in metres on ds, and PNear (MetresHeader's
+// columns), a part of a table row.
+func (s LocStats) Metres(ds *datasets.Dataset) harness.Row {
+	return harness.Row{"expected_distance_m": param.Metres(ds, s.ExpDistance), "mode_distance_m": param.Metres(ds, s.ModeDistance),
+		NearColumn: s.PNear}
 }
 
 // ReadStats reads the StatsHeader columns of row i.

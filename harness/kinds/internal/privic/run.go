@@ -139,7 +139,8 @@ func EstimateCost(a *Job) float64 {
 	return c
 }
 
-// VariantHeader are the variant columns shared by the job tables.
+// VariantHeader are the variant columns shared by the job tables (Run
+// gives them as one part of each row).
 func VariantHeader() []string {
 	return []string{"city", "beta", "first_mechanism", "ibu_start", "mixing", "batches"}
 }
@@ -159,7 +160,8 @@ func Run(ctx context.Context, a *Job, rng *rand.Rand) ([]harness.Table, error) {
 			return nil, fmt.Errorf("round %d: %w", r, err)
 		}
 		for i, v := range a.variants {
-			vc := []string{a.pop.name, harness.FormatFloat(a.cfg.Beta), v.FirstMechanism, v.IBUStart, v.Mixing, v.Batches}
+			vc := harness.Row{"city": a.pop.name, "beta": a.cfg.Beta, "first_mechanism": v.FirstMechanism, "ibu_start": v.IBUStart,
+				"mixing": v.Mixing, "batches": v.Batches}
 			a.tabulate(final, byCycle, vc, r, trs[i])
 			if a.estimate != nil && *a.estimate == v {
 				a.tabulateEstimate(est, vc, r, trs[i])
@@ -173,16 +175,18 @@ func Run(ctx context.Context, a *Job, rng *rand.Rand) ([]harness.Table, error) {
 }
 
 // tabulate adds one trajectory's rows of final_emd and emd_by_cycle.
-func (a *Job) tabulate(final, byCycle *harness.Table, vc []string, round int, tr *trajectory) {
+func (a *Job) tabulate(final, byCycle *harness.Table, vc harness.Row, round int, tr *trajectory) {
 	for _, ref := range a.refs {
 		last, gibu, vals := tr.Pop[tr.Cycles], tr.GIBUPop, tr.Pop
 		if ref == "batch" {
 			last, gibu, vals = tr.Batch[tr.Cycles], tr.GIBUBatch, tr.Batch
 		}
 		m := func(v float64) string { return param.Metres(a.pop.ds, v) }
-		final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "last-cycle", last, "", tr.FinalEps, m(last))
+		final.Add(vc, harness.Row{"emd_reference": ref, "round": round, "cycles": tr.Cycles, "batch_size": tr.BatchSize,
+			"estimate": "last-cycle", "emd": last, "gibu_iterations": "", "final_tight_eps": tr.FinalEps, "emd_m": m(last)})
 		if tr.GIBU != nil {
-			final.Add(vc, ref, round, tr.Cycles, tr.BatchSize, "gibu", gibu, tr.GIBUIters, tr.FinalEps, m(gibu))
+			final.Add(vc, harness.Row{"emd_reference": ref, "round": round, "cycles": tr.Cycles, "batch_size": tr.BatchSize,
+				"estimate": "gibu", "emd": gibu, "gibu_iterations": tr.GIBUIters, "final_tight_eps": tr.FinalEps, "emd_m": m(gibu)})
 		}
 		if !a.cfg.PerCycle {
 			continue
@@ -192,14 +196,15 @@ func (a *Job) tabulate(final, byCycle *harness.Table, vc []string, round int, tr
 			if t == 0 {
 				n = 0
 			}
-			byCycle.Add(vc, ref, round, t, vals[t], n, tr.BAIters[t], tr.IBUIters[t], m(vals[t]))
+			byCycle.Add(vc, harness.Row{"emd_reference": ref, "round": round, "cycle": t, "emd": vals[t], "batch_size": n,
+				"ba_iterations": tr.BAIters[t], "ibu_iterations": tr.IBUIters[t], "emd_m": m(vals[t])})
 		}
 	}
 }
 
 // tabulateEstimate adds the final estimate of a trajectory: the final
 // GIBU's, or theta after the last cycle when there is none.
-func (a *Job) tabulateEstimate(est *harness.Table, vc []string, round int, tr *trajectory) {
+func (a *Job) tabulateEstimate(est *harness.Table, vc harness.Row, round int, tr *trajectory) {
 	kind, vals := "last-cycle", tr.Last
 	if tr.GIBU != nil {
 		kind, vals = "gibu", tr.GIBU
@@ -207,6 +212,6 @@ func (a *Job) tabulateEstimate(est *harness.Table, vc []string, round int, tr *t
 	g := a.pop.grid
 	for x, p := range vals {
 		r, c := g.Cell(x)
-		est.Add(vc, round, kind, r, c, p)
+		est.Add(vc, harness.Row{"round": round, "estimate": kind, "row": r, "col": c, "probability": p})
 	}
 }
