@@ -227,7 +227,7 @@ func (f *factored) bayesVulnerability(prior []float64) (float64, error) {
 }
 
 // tightEps is beta + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x')
-// (see BAChannel.TightEps; the proof holds whenever out contains in).
+// (see BAChannel.TightEpsilon; the proof holds whenever out contains in).
 func (f *factored) tightEps() float64 {
 	if f.in.Len() == 1 {
 		return 0

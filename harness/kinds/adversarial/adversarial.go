@@ -221,7 +221,11 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	id := harness.NewTable("identification", slices.Concat([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"},
 		island.StatsHeader(), island.MetresHeader())...)
-	id.Add(j.beta, eps, j.fraction, ba.TightEps(), sv.ExactCell(), st.Row(), st.Metres(s.DS))
+	tight, err := ba.TightEpsilon()
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
+	id.Add(j.beta, eps, j.fraction, tight, sv.ExactCell(), st.Row(), st.Metres(s.DS))
 	inv := harness.NewTable("invertibility", append([]string{"beta", "fraction"}, island.SingularHeader()...)...)
 	inv.Add(j.beta, j.fraction, sv.Row(g.Len()))
 	return []harness.Table{*dist, *id, *inv}, nil
