@@ -18,8 +18,17 @@
 // panics) for: beta, eps or delta that are <= 0, NaN or infinite; negative,
 // NaN or infinite entries; mismatched lengths or grids; and distributions
 // whose sum is off 1 by more than StochasticTol*n (n the number of entries;
-// the same tolerance applies to channel rows). Report counts for GIBU and
-// Obfuscate need not be normalised.
+// the same tolerance applies to the rows of a *Channel, checked on every
+// call; the dense forms that the package builds for its structured
+// operators are stochastic by construction and not re-checked). Report
+// counts for GIBU and Obfuscate need not be normalised.
+//
+// # One API
+//
+// Every operation takes a ChannelOp and chooses its code path from the
+// concrete type (see ChannelOp): one name per operation, whatever form
+// the caller holds. IBUWorkspace runs IBU and GIBU without allocating
+// once warm.
 //
 // # Speed
 //

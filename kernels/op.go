@@ -175,9 +175,9 @@ const DenseOpCells = fftMinCells
 // DenseOf returns the dense channel that the package's functions use for
 // op: op itself when it is a *Channel; for a structured operator on grids
 // below DenseOpCells cells (where the dense path is as fast), its dense form,
-// built once; nil when op is to be used as an operator. Callers that
-// keep a dense code path of their own (for the bits of results made on
-// small grids) dispatch on it the way the package does.
+// built once; nil when op is to be used as an operator. The operations
+// choose it themselves; callers use DenseOf for what only a matrix gives
+// (its rows, its memory) or to size their own work.
 func DenseOf(op ChannelOp) *Channel {
 	if op == nil {
 		return nil
