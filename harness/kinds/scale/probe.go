@@ -203,8 +203,9 @@ func setup(r request) (func() error, error) {
 		}
 		var ws kernels.IBUWorkspace
 		dst := make([]float64, g.Len())
+		fac := ba.Factorised() // the factorised form at every side
 		ibu := func() error {
-			_, _, err := ws.IBU(dst, ba, q, nil, kernels.IBUConfig{Iterations: 10})
+			_, _, err := ws.IBU(dst, fac, q, nil, kernels.IBUConfig{Iterations: 10})
 			return err
 		}
 		if r.Kernel == "IBU10" {
