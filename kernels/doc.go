@@ -20,7 +20,8 @@
 // whose sum is off 1 by more than StochasticTol*n (n the number of entries;
 // the same tolerance applies to the rows of a *Channel, checked on every
 // call; the dense forms that the package builds for its structured
-// operators are stochastic by construction and not re-checked). Report
+// operators are stochastic by construction, and Obfuscate, IBU and GIBU
+// do not re-check them). Report
 // counts for GIBU and Obfuscate need not be normalised.
 //
 // # One API

@@ -38,9 +38,10 @@ import (
 //     kernels: there the matrix is small, and the results are those of
 //     the dense path bit for bit (the same draws for the same random
 //     source), whichever form the caller holds. The package built that
-//     matrix itself, stochastic by construction, so its rows are not
-//     re-checked (an O(|In| |Out|) pass that a simulation would repeat
-//     for every obfuscation and IBU of the same channel);
+//     matrix itself, stochastic by construction, so Obfuscate, IBU and
+//     GIBU do not re-check its rows (an O(|In| |Out|) pass that a
+//     simulation would repeat for every obfuscation and IBU of the same
+//     channel);
 //   - a structured operator on a larger grid is used as an operator:
 //     IBU on a *BAChannel iterates its factorisation (BAChannel.Factorised
 //     selects that form at every size), other operators iterate with
