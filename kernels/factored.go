@@ -268,4 +268,4 @@ func (f *factored) exactLogZ(x int) float64 {
 	return log(s)
 }
 
-var errLogMetrics = fmt.Errorf("not available for a channel iterated in the log domain on a large grid")
+var errLogMetrics = fmt.Errorf("not available for a factorised channel iterated in the log domain")

@@ -519,7 +519,9 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []denseBatch, scale floa
 // cells (see ChannelOp), for the bits of the dense path; the factorised
 // form agrees with it to rounding (and, for Obfuscate, in distribution)
 // and, for IBU on the paper's grids, costs two stencil products per
-// iteration instead of two passes over the m x m matrix.
+// iteration instead of two passes over the m x m matrix. As on large
+// grids, a channel that BA iterated in the log domain (large beta) is
+// materialised by IBU, and the metrics of the factorised form refuse it.
 func (b *BAChannel) Factorised() ChannelOp { return factorisedBA{b} }
 
 // factorisedBA is a BA channel without a dense form.

@@ -787,3 +787,72 @@ func TestDenseFormMatchesChannel(t *testing.T) {
 // second and third return the error of a two- or three-valued call.
 func second[A any](_ A, err error) error        { return err }
 func third[A, B any](_ A, _ B, err error) error { return err }
+
+// TestFactorisedSmallGrid: on a grid below DenseOpCells a BA channel is
+// used in its dense form and BAChannel.Factorised in its factorised one:
+// the two agree to rounding (IBU, marginal, metrics, MAP guesses), and
+// the metrics of a log-domain channel's factorised form are refused.
+func TestFactorisedSmallGrid(t *testing.T) {
+	rng := rand.New(rand.NewPCG(95, 96))
+	g, prior := randCity(t, rng, 6, 7, 0.3)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 7})
+	f := b.Factorised()
+	q, err := Marginal(prior, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	qf, err := Marginal(prior, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := closeVec(qf, q, 1e-12); i >= 0 {
+		t.Errorf("marginal[%d]: factorised %v, dense %v", i, qf[i], q[i])
+	}
+	est, _, err := IBU(b, q, nil, IBUConfig{Iterations: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	estF, _, err := IBU(f, q, nil, IBUConfig{Iterations: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(estF, est); d > 1e-12 {
+		t.Errorf("IBU: factorised and dense differ by %g", d)
+	}
+	for name, m := range map[string]func([]float64, ChannelOp) (float64, error){
+		"distortion": AvgDistortion, "mutual information": MutualInformation, "bayes vulnerability": BayesVulnerability,
+	} {
+		vd, err := m(prior, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vf, err := m(prior, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !relClose(vf, vd, 1e-9) {
+			t.Errorf("%s: factorised %v, dense %v", name, vf, vd)
+		}
+	}
+	_, arg, err := MAPGuess(prior, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, argF, err := MAPGuess(prior, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(argF, arg) {
+		t.Errorf("MAP guesses: factorised %v, dense %v", argF, arg)
+	}
+	lb := mustBA(t, g, prior, BAConfig{Beta: 300, Iterations: 3})
+	if !lb.logDomain {
+		t.Fatal("beta = 300 should iterate in the log domain")
+	}
+	if _, err := AvgDistortion(prior, lb.Factorised()); err == nil || !strings.Contains(err.Error(), "avg distortion: not available for a factorised channel iterated in the log domain") {
+		t.Errorf("log-domain factorised channel: error %v", err)
+	}
+	if _, err := AvgDistortion(prior, lb); err != nil {
+		t.Errorf("log-domain channel in its dense form: %v", err)
+	}
+}
