@@ -797,16 +797,9 @@ func TestFactorisedSmallGrid(t *testing.T) {
 	g, prior := randCity(t, rng, 6, 7, 0.3)
 	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 7})
 	f := b.Factorised()
-	q, err := Marginal(prior, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	qf, err := Marginal(prior, f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if i := closeVec(qf, q, 1e-12); i >= 0 {
-		t.Errorf("marginal[%d]: factorised %v, dense %v", i, qf[i], q[i])
+	q := noErr[[]float64](t)(Marginal(prior, b))
+	if qf := noErr[[]float64](t)(Marginal(prior, f)); closeVec(qf, q, 1e-12) >= 0 {
+		t.Errorf("marginal: factorised %v, dense %v", qf, q)
 	}
 	est, _, err := IBU(b, q, nil, IBUConfig{Iterations: 12})
 	if err != nil {
@@ -822,15 +815,7 @@ func TestFactorisedSmallGrid(t *testing.T) {
 	for name, m := range map[string]func([]float64, ChannelOp) (float64, error){
 		"distortion": AvgDistortion, "mutual information": MutualInformation, "bayes vulnerability": BayesVulnerability,
 	} {
-		vd, err := m(prior, b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		vf, err := m(prior, f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !relClose(vf, vd, 1e-9) {
+		if vd, vf := noErr[float64](t)(m(prior, b)), noErr[float64](t)(m(prior, f)); !relClose(vf, vd, 1e-9) {
 			t.Errorf("%s: factorised %v, dense %v", name, vf, vd)
 		}
 	}
@@ -854,5 +839,17 @@ func TestFactorisedSmallGrid(t *testing.T) {
 	}
 	if _, err := AvgDistortion(prior, lb); err != nil {
 		t.Errorf("log-domain channel in its dense form: %v", err)
+	}
+}
+
+// noErr returns a function that returns the value of a two-valued call,
+// failing t on its error.
+func noErr[V any](t *testing.T) func(V, error) V {
+	return func(v V, err error) V {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
 	}
 }
