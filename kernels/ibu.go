@@ -81,8 +81,8 @@ type denseBatch struct {
 //
 // The code path follows op's concrete type (see ChannelOp). On a dense
 // channel every iteration is one fused pass over the matrix. On a
-// *BAChannel above DenseOpCells cells, or one from BAChannel.Factorised
-// at any size, it iterates the factorisation C = diag(1/Z) K diag(c)
+// *BAChannel of DenseOpCells cells or more, or one from
+// BAChannel.Factorised at any size, it iterates the factorisation C = diag(1/Z) K diag(c)
 // without materialising the channel:
 //
 //	den = theta C = c .* K(theta ./ Z),  theta' = theta ./ Z .* K(c .* q ./ den),
@@ -97,7 +97,9 @@ type denseBatch struct {
 // estimate (the case the dense IBU's careful step handles), iterate in
 // the log domain with log-sum-exp products. On other operators each
 // iteration is den = C^T theta, theta' = theta .* C(q ./ den) with
-// Apply and ApplyT (see gibuOps).
+// Apply and ApplyT, renormalised, with the same zero handling; when some
+// den(y) is below 1e-280 the ratios are scaled by the smallest one, so
+// that none overflows (the update does not depend on their scale).
 func IBU(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	var w IBUWorkspace
 	return w.IBU(nil, op, q, start, cfg)
