@@ -402,7 +402,7 @@ func (s *stencil) maxChangeLog(lc, lz, lcp, lzp []float64, uniformPrev bool) flo
 // Channel materialises C[x,y] = c(y) K(x,y) / Z(x) as a dense channel.
 // Entries below the smallest normal float64 (2.2e-308) are set to 0: a
 // subnormal carries too few significant bits for log-ratios such as those
-// of TightEps, and the mass removed from a row is below m*2.2e-308.
+// of TightEpsilon, and the mass removed from a row is below m*2.2e-308.
 // The matrix has m^2 entries: Channel returns nil on grids of more than
 // MaxDenseCells cells (Dense says why); the operator methods of BAChannel
 // work at any size.

@@ -161,15 +161,6 @@ func (b *BAChannel) obfuscate(rng *rand.Rand, counts []int, out []int) error {
 	return nil
 }
 
-// TightEpsilon implements ChannelOp: TightEps with an error for channels
-// not built by BA.
-func (b *BAChannel) TightEpsilon() (float64, error) {
-	if err := b.check(); err != nil {
-		return 0, fmt.Errorf("tight eps: %w", err)
-	}
-	return b.TightEps(), nil
-}
-
 func (b *BAChannel) linearFac(name string) (*factored, error) {
 	if err := b.check(); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -257,8 +257,11 @@ func TestBATightEps(t *testing.T) {
 		prior := randPrior(rng, g.Len(), 0.3*rng.Float64())
 		beta := 0.05 + 4*rng.Float64()
 		b := mustBA(t, g, prior, BAConfig{Beta: beta, Iterations: 1 + rng.IntN(20)})
-		fast := b.TightEps()
-		brute, err := TightEps(b.Channel())
+		fast, err := b.TightEpsilon()
+		if err != nil {
+			t.Fatal(err)
+		}
+		brute, err := b.Channel().TightEpsilon()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -285,8 +288,8 @@ func TestBALargeBeta(t *testing.T) {
 			t.Fatalf("%s: beta=50 on 16x24 should iterate in the log domain", name)
 		}
 		checkStochastic(t, name, b.Channel(), 1e-12)
-		if e := b.TightEps(); math.IsNaN(e) || e > 100+1e-9 {
-			t.Errorf("%s: tight eps %v, want finite <= 2 beta", name, e)
+		if e, err := b.TightEpsilon(); err != nil || math.IsNaN(e) || e > 100+1e-9 {
+			t.Errorf("%s: tight eps %v (%v), want finite <= 2 beta", name, e, err)
 		}
 		for y, v := range b.Marginal {
 			if math.IsNaN(v) || v < 0 {

@@ -76,11 +76,11 @@ func BenchmarkIBU10Dense(b *testing.B) {
 
 // BenchmarkIBU10: the peer's ibu10 workload, 10 IBU iterations from
 // uniform on the BA channel with q = prior C, in the factorised form
-// (IBUOnBA: two stencil products per iteration, the channel never
-// materialised), the form every BA channel is meant to be used in.
+// (BAChannel.Factorised: two stencil products per iteration, the channel
+// never materialised), the form every BA channel is meant to be used in.
 func BenchmarkIBU10(b *testing.B) {
 	benchIBU10(b, func(ws *IBUWorkspace, dst []float64, c benchCity) error {
-		_, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, IBUConfig{Iterations: 10})
+		_, _, err := ws.IBU(dst, c.ba.Factorised(), c.q, nil, IBUConfig{Iterations: 10})
 		return err
 	})
 }
@@ -116,8 +116,8 @@ func BenchmarkObfuscate(b *testing.B) {
 func BenchmarkTightEps(b *testing.B) {
 	benchEachCity(b, func(c benchCity) func() error {
 		return func() error {
-			_ = c.ba.TightEps()
-			return nil
+			_, err := c.ba.TightEpsilon()
+			return err
 		}
 	})
 }

@@ -18,8 +18,18 @@
 // panics) for: beta, eps or delta that are <= 0, NaN or infinite; negative,
 // NaN or infinite entries; mismatched lengths or grids; and distributions
 // whose sum is off 1 by more than StochasticTol*n (n the number of entries;
-// the same tolerance applies to channel rows). Report counts for GIBU and
-// Obfuscate need not be normalised.
+// the same tolerance applies to the rows of a *Channel, checked on every
+// call; the dense forms that the package builds for its structured
+// operators are stochastic by construction, and Obfuscate, IBU and GIBU
+// do not re-check them). Report
+// counts for GIBU and Obfuscate need not be normalised.
+//
+// # One API
+//
+// Every operation takes a ChannelOp and chooses its code path from the
+// concrete type (see ChannelOp): one name per operation, whatever form
+// the caller holds. IBUWorkspace runs IBU and GIBU without allocating
+// once warm.
 //
 // # Speed
 //
@@ -27,7 +37,7 @@
 // On a grid K(x,y) depends only on the row and column offsets, so K is kept
 // as a small table (see stencil) and the product is a 2-D convolution;
 // a BA step is two such products, and so is an IBU step on a BA channel
-// (BAChannel.IBU). Below 1,024 cells (the paper's grids) the convolution
+// (BAChannel.Factorised). Below 1,024 cells (the paper's grids) the convolution
 // is summed directly, O(m^2); from 1,024 cells on it is done by FFT,
 // O(m log m), with a certificate for every entry (see kprod): FFT errors
 // are absolute, so entries too small for the FFT's error bound are
@@ -50,7 +60,7 @@
 // exactly from each row without computing it (factorSampler), and the
 // tight epsilon of BA and LAP channels is an exact branch and bound over
 // pairs of cells. DenseOf says which form the operator functions use
-// (dense below DenseOpCells cells), MAPGuessOp gives the Bayesian
+// (dense below DenseOpCells cells), MAPGuess gives the Bayesian
 // adversary's guess of every report without a matrix, and
 // BAChannel.SingularBounds certified bounds on a BA channel's smallest
 // singular value in O(m), where a dense SVD (MinSingularValue) would cost

@@ -66,7 +66,7 @@ func hotspotWorkload(tb testing.TB, side int) (g Grid, prior, est []float64) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	est, _, err = ba.IBU(q, nil, IBUConfig{Iterations: 10})
+	est, _, err = IBU(ba.Factorised(), q, nil, IBUConfig{Iterations: 10})
 	if err != nil {
 		tb.Fatal(err)
 	}

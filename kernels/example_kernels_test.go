@@ -23,7 +23,8 @@ func ExampleBA() {
 	for x := range g.Len() {
 		fmt.Printf("from cell %d: %.3f\n", x, ch.Row(x))
 	}
-	fmt.Printf("tight epsilon %.3f <= 2 beta: %v\n", ba.TightEps(), ba.TightEps() <= 2*beta)
+	eps, _ := ba.TightEpsilon()
+	fmt.Printf("tight epsilon %.3f <= 2 beta: %v\n", eps, eps <= 2*beta)
 	// Output:
 	// from cell 0: [0.870 0.128 0.002]
 	// from cell 1: [0.476 0.517 0.007]

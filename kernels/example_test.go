@@ -19,7 +19,8 @@ func Example() {
 	ch := ba.Channel()
 	mi, _ := kernels.MutualInformation(prior, ch)
 	d, _ := kernels.AvgDistortion(prior, ch)
-	fmt.Println("geo-indistinguishable within 2 beta:", ba.TightEps() <= 2*1)
+	eps, _ := ba.TightEpsilon()
+	fmt.Println("geo-indistinguishable within 2 beta:", eps <= 2*1)
 	fmt.Println("leaks less than the identity channel:", mi < 1.83) // H(prior) = 1.834 nats
 	fmt.Println("average error under one cell:", d < 1)
 

@@ -227,7 +227,7 @@ func (f *factored) bayesVulnerability(prior []float64) (float64, error) {
 }
 
 // tightEps is beta + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x')
-// (see BAChannel.TightEps; the proof holds whenever out contains in).
+// (see BAChannel.TightEpsilon; the proof holds whenever out contains in).
 func (f *factored) tightEps() float64 {
 	if f.in.Len() == 1 {
 		return 0
@@ -268,4 +268,4 @@ func (f *factored) exactLogZ(x int) float64 {
 	return log(s)
 }
 
-var errLogMetrics = fmt.Errorf("not available for a channel iterated in the log domain on a large grid")
+var errLogMetrics = fmt.Errorf("not available for a factorised channel iterated in the log domain")

@@ -48,20 +48,28 @@ func iterLimits(iterations int, delta float64, maxIterations int) (int, bool, er
 }
 
 // Batch is one set of reports for GIBU: the channel that produced them and
-// the report counts (or any non-negative weights) over Channel.Out.
+// the report counts (or any non-negative weights) over its output grid.
 type Batch struct {
-	Channel *Channel
+	Channel ChannelOp
 	Counts  []float64
 }
 
-// IBU estimates the input distribution of ch from the report distribution
-// q (over ch.Out, summing to 1 within StochasticTol*len) by iterative
-// Bayesian update,
+// denseBatch is a Batch on a dense channel, for the dense GIBU: check
+// says whether the channel's rows are to be checked (see denseForm).
+type denseBatch struct {
+	ch     *Channel
+	counts []float64
+	check  bool
+}
+
+// IBU estimates the input distribution of a channel from the report
+// distribution q (over its output grid, summing to 1 within
+// StochasticTol*len) by iterative Bayesian update,
 //
 //	theta_{r+1}(x) = theta_r(x) sum_y q(y) C[x,y] / sum_z theta_r(z) C[z,y],
 //
-// starting from start (a distribution over ch.In; nil means uniform). It
-// returns the estimate and the number of updates done.
+// starting from start (a distribution over the input grid; nil means
+// uniform). It returns the estimate and the number of updates done.
 //
 // Zero-probability outputs never produce NaN: a report y with q(y) = 0 is
 // skipped, and so is one the current estimate cannot produce
@@ -70,9 +78,31 @@ type Batch struct {
 // otherwise the estimate is the one conditioned on the explainable reports.
 // If no report at all can be explained IBU returns an error. Cells with
 // theta(x) = 0 stay at zero.
-func IBU(ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+//
+// The code path follows op's concrete type (see ChannelOp). On a dense
+// channel every iteration is one fused pass over the matrix. On a
+// *BAChannel of DenseOpCells cells or more, or one from
+// BAChannel.Factorised at any size, it iterates the factorisation C = diag(1/Z) K diag(c)
+// without materialising the channel:
+//
+//	den = theta C = c .* K(theta ./ Z),  theta' = theta ./ Z .* K(c .* q ./ den),
+//
+// two products with K per iteration instead of two passes over the
+// m x m matrix (the BA/IBU duality: the same products as a BA step; on
+// large grids certified FFT products, see BA). On small grids that agrees
+// with the dense IBU to rounding, and channels that BA iterated in the
+// log domain (large beta) are materialised and handed to the dense IBU.
+// On large grids nothing is materialised: log-domain channels, and runs
+// in which some reported output becomes (nearly) impossible under the
+// estimate (the case the dense IBU's careful step handles), iterate in
+// the log domain with log-sum-exp products. On other operators each
+// iteration is den = C^T theta, theta' = theta .* C(q ./ den) with
+// Apply and ApplyT, renormalised, with the same zero handling; when some
+// den(y) is below 1e-280 the ratios are scaled by the smallest one, so
+// that none overflows (the update does not depend on their scale).
+func IBU(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	var w IBUWorkspace
-	return w.IBU(nil, ch, q, start, cfg)
+	return w.IBU(nil, op, q, start, cfg)
 }
 
 // GIBU is IBU over several batches of reports (the paper's Definition 2.6,
@@ -82,7 +112,9 @@ func IBU(ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error)
 //
 // All channels must share the input grid; their output grids may differ.
 // Every batch needs a positive total count.
-// One batch with counts n*q gives exactly IBU with q.
+// One batch with counts n*q gives exactly IBU with q. When every batch's
+// channel has a dense form (see ChannelOp) GIBU runs on the matrices,
+// else on the operators with Apply and ApplyT.
 func GIBU(batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	var w IBUWorkspace
 	return w.GIBU(nil, batches, start, cfg)
@@ -90,13 +122,19 @@ func GIBU(batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, erro
 
 // IBUWorkspace holds the buffers of IBU and GIBU so that repeated calls
 // allocate nothing once they have grown to the problem size. A workspace
-// must not be used by two goroutines at once.
+// must not be used by two goroutines at once. Its reuse changes no result
+// on dense channels (and on the dense forms of small operators); on a BA
+// channel with FFT products (from DenseOpCells cells) it also keeps the
+// near/far split its products learned on that channel, which saves FFTs
+// and agrees with a fresh workspace's estimate to the products' certified
+// rounding, not bit for bit.
 type IBUWorkspace struct {
 	prev, s, dot    []float64
 	den, r, scratch []float64
 	iz              []float64 // 1/Z of the factorised IBU
 	dens, rs        [][]float64
-	batch           [1]Batch
+	batch           [1]denseBatch
+	batches         []denseBatch
 	kw              kprodWork
 	sites           [2]kprodSite // K a and K r of the factorised IBU
 	sitesFor        *kprod       // the plan sites describes
@@ -115,11 +153,40 @@ func grow[T any](b []T, n int) []T {
 }
 
 // IBU is the package-level IBU writing the estimate into dst (grown if its
-// capacity is short) and reusing the workspace's buffers.
-func (w *IBUWorkspace) IBU(dst []float64, ch *Channel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	return w.ibu(dst, ch, q, start, cfg, true)
+// capacity is short) and reusing the workspace's buffers: no allocations
+// once warm on dense channels and BA channels.
+func (w *IBUWorkspace) IBU(dst []float64, op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+	if ch, check, ok := denseForm(op); ok {
+		return w.ibu(dst, ch, q, start, cfg, check)
+	}
+	switch c := op.(type) {
+	case nil:
+		return nil, 0, fmt.Errorf("ibu: channel is nil")
+	case *BAChannel:
+		return w.ibuOnBA(dst, c, q, start, cfg)
+	case factorisedBA:
+		return w.ibuOnBA(dst, c.BAChannel, q, start, cfg)
+	}
+	_, out := op.Grids()
+	if err := checkDist("ibu: report distribution q", q, out.Len()); err != nil {
+		return nil, 0, err
+	}
+	est, it, err := gibuOps("ibu", []Batch{{op, q}}, start, cfg)
+	return into(dst, est), it, err
 }
 
+// into returns est, copied into dst when dst has the capacity.
+func into(dst, est []float64) []float64 {
+	if est == nil || cap(dst) < len(est) {
+		return est
+	}
+	dst = dst[:len(est)]
+	copy(dst, est)
+	return dst
+}
+
+// ibu is IBU on a dense channel; checkEntries false skips the
+// O(|X||Y|) check of the channel's rows (see denseForm).
 func (w *IBUWorkspace) ibu(dst []float64, ch *Channel, q, start []float64, cfg IBUConfig, checkEntries bool) ([]float64, int, error) {
 	// The shape first: q is checked against the output grid's size.
 	if err := checkChannelShape(ch); err != nil {
@@ -128,21 +195,30 @@ func (w *IBUWorkspace) ibu(dst []float64, ch *Channel, q, start []float64, cfg I
 	if err := checkDist("ibu: report distribution q", q, ch.Out.Len()); err != nil {
 		return nil, 0, err
 	}
-	w.batch[0] = Batch{Channel: ch, Counts: q}
-	est, it, err := w.run("ibu", dst, w.batch[:], start, cfg, checkEntries)
-	w.batch[0] = Batch{}
+	w.batch[0] = denseBatch{ch: ch, counts: q, check: checkEntries}
+	est, it, err := w.run("ibu", dst, w.batch[:], start, cfg)
+	w.batch[0] = denseBatch{}
 	return est, it, err
 }
 
 // GIBU is the package-level GIBU writing the estimate into dst and reusing
-// the workspace's buffers.
+// the workspace's buffers (no allocations once warm on dense channels).
 func (w *IBUWorkspace) GIBU(dst []float64, batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	return w.run("gibu", dst, batches, start, cfg, true)
+	w.batches = grow(w.batches, len(batches))
+	defer clear(w.batches)
+	for t, b := range batches {
+		ch, check, ok := denseForm(b.Channel)
+		if !ok {
+			est, it, err := gibuOps("gibu", batches, start, cfg)
+			return into(dst, est), it, err
+		}
+		w.batches[t] = denseBatch{ch: ch, counts: b.Counts, check: check}
+	}
+	return w.run("gibu", dst, w.batches, start, cfg)
 }
 
-// run is IBU and GIBU; checkEntries false skips the O(|X||Y|) check of
-// the channels' rows (see IBUTrusted).
-func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []float64, cfg IBUConfig, checkEntries bool) ([]float64, int, error) {
+// run is the dense IBU and GIBU.
+func (w *IBUWorkspace) run(name string, dst []float64, batches []denseBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	maxIter, converge, err := cfg.limits()
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", name, err)
@@ -153,7 +229,7 @@ func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []
 	in := Grid{}
 	total := 0.0
 	for t, b := range batches {
-		ch := b.Channel
+		ch := b.ch
 		if err := checkChannelShape(ch); err != nil {
 			return nil, 0, fmt.Errorf("%s: batch %d: %w", name, t, err)
 		}
@@ -162,12 +238,12 @@ func (w *IBUWorkspace) run(name string, dst []float64, batches []Batch, start []
 		} else if ch.In != in {
 			return nil, 0, fmt.Errorf("%s: batch %d: channel input %v differs from batch 0's %v", name, t, ch.In, in)
 		}
-		n, err := checkWeights("counts", b.Counts, ch.Out.Len())
+		n, err := checkWeights("counts", b.counts, ch.Out.Len())
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: batch %d: %w", name, t, err)
 		}
 		total += n
-		if !checkEntries {
+		if !b.check {
 			continue
 		}
 		if bad := checkRows(ch.P, ch.In.Len(), ch.Out.Len()); bad >= 0 {
@@ -292,17 +368,17 @@ var errUnexplained = fmt.Errorf("no report can be produced by the current estima
 // with w_t = counts_t * scale. Every term is at most w_t(y), so nothing
 // overflows, and den_t(y) is exact even when all its products underflow.
 // next must have len(theta) entries; lt is scratch of the same length.
-func carefulStep(next, theta, lt []float64, batches []Batch, scale float64) {
+func carefulStep(next, theta, lt []float64, batches []denseBatch, scale float64) {
 	negInf := math.Inf(-1)
 	for x, v := range theta {
 		lt[x] = log(v) // -Inf for 0
 	}
 	clear(next)
 	for _, b := range batches {
-		ch := b.Channel
+		ch := b.ch
 		m, n := ch.In.Len(), ch.Out.Len()
 		for y := 0; y < n; y++ {
-			w := b.Counts[y] * scale
+			w := b.counts[y] * scale
 			if !(w > 0) {
 				continue
 			}
@@ -331,8 +407,8 @@ func carefulStep(next, theta, lt []float64, batches []Batch, scale float64) {
 // runOne is IBU with one channel: every iteration is one fused pass over
 // the channel that finishes theta_{r+1}(x) row by row and, while the row is
 // in cache, adds theta_{r+1}(x) C[x,:] to the next iteration's den.
-func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
-	ch := b.Channel
+func (w *IBUWorkspace) runOne(theta []float64, b denseBatch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
+	ch := b.ch
 	m, n := ch.In.Len(), ch.Out.Len()
 	p := ch.P
 	w.den = grow(w.den, n)
@@ -350,7 +426,7 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 			asm.DensePass(p, m, n, r, den, theta, w.s, passAxpy)
 		}
 		fresh = false
-		if !ratios(r, b.Counts, den, scale) {
+		if !ratios(r, b.counts, den, scale) {
 			w.carefulOne(theta, b, scale)
 		} else {
 			mode := passFused
@@ -384,9 +460,9 @@ func (w *IBUWorkspace) runOne(theta []float64, b Batch, scale float64, maxIter i
 }
 
 // carefulOne replaces theta by carefulStep's update for one batch.
-func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
+func (w *IBUWorkspace) carefulOne(theta []float64, b denseBatch, scale float64) {
 	w.careful++
-	one := [1]Batch{b}
+	one := [1]denseBatch{b}
 	carefulStep(w.dot, theta, w.s, one[:], scale)
 	copy(theta, w.dot)
 }
@@ -394,7 +470,7 @@ func (w *IBUWorkspace) carefulOne(theta []float64, b Batch, scale float64) {
 // runMany is GIBU with several channels: per iteration, one axpy pass per
 // batch for its den, then one dot pass per batch accumulating
 // s(x) = sum_t <C_t[x,:], r_t>.
-func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
+func (w *IBUWorkspace) runMany(theta []float64, batches []denseBatch, scale float64, maxIter int, converge bool, delta float64) (int, error) {
 	w.dens = grow(w.dens, len(batches))
 	w.rs = grow(w.rs, len(batches))
 	s := w.s
@@ -406,19 +482,19 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 		}
 		ok := true
 		for t, b := range batches {
-			ch := b.Channel
+			ch := b.ch
 			m, n := ch.In.Len(), ch.Out.Len()
 			w.dens[t] = grow(w.dens[t], n)
 			w.rs[t] = grow(w.rs[t], n)
 			clear(w.dens[t])
 			w.passes++
 			asm.DensePass(ch.P, m, n, w.rs[t], w.dens[t], theta, nil, passAxpy)
-			ok = ratios(w.rs[t], b.Counts, w.dens[t], scale) && ok
+			ok = ratios(w.rs[t], b.counts, w.dens[t], scale) && ok
 		}
 		if ok {
 			clear(s)
 			for t, b := range batches {
-				ch := b.Channel
+				ch := b.ch
 				m, n := ch.In.Len(), ch.Out.Len()
 				w.passes++
 				asm.DensePass(ch.P, m, n, w.rs[t], w.dens[t], dot, nil, passDot)
@@ -444,26 +520,22 @@ func (w *IBUWorkspace) runMany(theta []float64, batches []Batch, scale float64, 
 	return maxIter, nil
 }
 
-// IBU runs IBU (see the package-level IBU; same arguments, stopping rules
-// and zero handling) on the BA channel without materialising it, through
-// the factorisation C = diag(1/Z) K diag(c):
-//
-//	den = theta C = c .* K(theta ./ Z),  theta' = theta ./ Z .* K(c .* q ./ den),
-//
-// two products with K per iteration instead of two passes over the m x m
-// matrix (the BA/IBU duality: the same products as a BA step; on large
-// grids certified FFT products, see BA). On small grids it agrees with
-// IBU(b.Channel(), ...) to rounding, and channels that BA iterated in the
-// log domain (large beta) are materialised and handed to IBU. On large
-// grids (1024 cells or more) nothing is materialised: log-domain
-// channels, and runs in which some reported output becomes (nearly)
-// impossible under the estimate (the case IBU's careful step handles),
-// iterate in the log domain with log-sum-exp products, skipping reports
-// that the estimate cannot produce as IBU does.
-func (b *BAChannel) IBU(q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	var w IBUWorkspace
-	return w.IBUOnBA(nil, b, q, start, cfg)
-}
+// Factorised returns b as an operator that IBU and GIBU, Obfuscate, MAPGuess
+// and the metrics use in its factorised form C = diag(1/Z) K diag(c) at
+// every size. b itself is used in its dense form below DenseOpCells
+// cells (see ChannelOp), for the bits of the dense path; the factorised
+// form agrees with it to rounding (and, for Obfuscate, in distribution)
+// and, for IBU on the paper's grids, costs two stencil products per
+// iteration instead of two passes over the m x m matrix. As on large
+// grids, a channel that BA iterated in the log domain (large beta) is
+// materialised by IBU, and the metrics of the factorised form refuse it.
+func (b *BAChannel) Factorised() ChannelOp { return factorisedBA{b} }
+
+// factorisedBA is a BA channel without a dense form.
+type factorisedBA struct{ *BAChannel }
+
+// smallDense implements smallDenser: none.
+func (factorisedBA) smallDense() *Channel { return nil }
 
 // checkIBUOnBA checks the configuration, the report distribution q and
 // the start (nil for uniform) of IBU on a BA channel of m cells, and
@@ -484,9 +556,10 @@ func checkIBUOnBA(cfg IBUConfig, q, start []float64, m int) (maxIter int, conver
 	return maxIter, converge, nil
 }
 
-// IBUOnBA is BAChannel.IBU writing the estimate into dst and reusing the
-// workspace's buffers (no allocations once warm).
-func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
+// ibuOnBA is IBU on the factorised BA channel (see IBU), writing the
+// estimate into dst and reusing the workspace's buffers (no allocations
+// once warm).
+func (w *IBUWorkspace) ibuOnBA(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	if b == nil || b.kp == nil {
 		return nil, 0, fmt.Errorf("ibu: BA channel is nil or not built by BA")
 	}
@@ -494,7 +567,7 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 		return w.ibuOnBALarge(dst, b, q, start, cfg)
 	}
 	if b.logDomain {
-		return w.IBU(dst, b.Channel(), q, start, cfg)
+		return w.ibu(dst, b.Channel(), q, start, cfg, true)
 	}
 	m := b.Grid.Len()
 	maxIter, converge, err := checkIBUOnBA(cfg, q, start, m)
@@ -520,7 +593,7 @@ func (w *IBUWorkspace) IBUOnBA(dst []float64, b *BAChannel, q, start []float64, 
 			// A reported output is (nearly) impossible under the
 			// estimate: redo the whole run on the materialised channel,
 			// whose iteration has the careful log-domain step.
-			return w.IBU(dst, b.Channel(), q, start, cfg)
+			return w.ibu(dst, b.Channel(), q, start, cfg, true)
 		}
 		sum := f.update(converge || it == maxIter)
 		if !(sum > 0) || math.IsInf(sum, 1) {

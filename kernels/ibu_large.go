@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// ibuOnBALarge is IBUOnBA on a grid that uses kprod's FFT products: the
+// ibuOnBALarge is ibuOnBA on a grid that uses kprod's FFT products: the
 // same iteration on plain vectors, or ibuOnBALog.
 func (w *IBUWorkspace) ibuOnBALarge(dst []float64, b *BAChannel, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	m := b.Grid.Len()
@@ -65,7 +65,7 @@ func (w *IBUWorkspace) ibuLinearBA(theta []float64, b *BAChannel, q, start []flo
 	if converge {
 		copy(w.prev, theta)
 	}
-	// As in IBUOnBA: theta' keeps the sum of q up to rounding, so the
+	// As in ibuOnBA: theta' keeps the sum of q up to rounding, so the
 	// estimate is normalised at the end, or every iteration in
 	// convergence mode (whose test compares normalised estimates).
 	for it := 1; it <= maxIter; it++ {

@@ -243,17 +243,18 @@ func plainGIBU(batches []Batch, start []float64, iters int) []float64 {
 	for it := 0; it < iters; it++ {
 		next := make([]float64, m)
 		for _, b := range batches {
-			n := b.Channel.Out.Len()
+			ch := b.Channel.(*Channel)
+			n := ch.Out.Len()
 			for y := 0; y < n; y++ {
 				den := 0.0
 				for z := 0; z < m; z++ {
-					den += theta[z] * b.Channel.P[z*n+y]
+					den += theta[z] * ch.P[z*n+y]
 				}
 				if b.Counts[y] == 0 || den == 0 {
 					continue
 				}
 				for x := 0; x < m; x++ {
-					next[x] += b.Counts[y] / total * theta[x] * b.Channel.P[x*n+y] / den
+					next[x] += b.Counts[y] / total * theta[x] * ch.P[x*n+y] / den
 				}
 			}
 		}
@@ -448,18 +449,18 @@ func TestIBUErrors(t *testing.T) {
 	}
 }
 
-// compareIBUOnBA compares the factorised IBU of b with dense IBU on its
+// compareIBUFactorised compares the factorised IBU of b with dense IBU on its
 // materialised channel ch, from start on reports q, for 10 iterations and
 // to delta 1e-9 (at most maxIter iterations): estimates within tol, and
 // the same count of iterations for the fixed count.
-func compareIBUOnBA(t *testing.T, what string, b *BAChannel, ch *Channel, q, start []float64, maxIter int, tol float64) {
+func compareIBUFactorised(t *testing.T, what string, b *BAChannel, ch *Channel, q, start []float64, maxIter int, tol float64) {
 	t.Helper()
 	for _, cfg := range []IBUConfig{{Iterations: 10}, {Delta: 1e-9, MaxIterations: maxIter}} {
 		want, wi, err := IBU(ch, q, start, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, gi, err := b.IBU(q, start, cfg)
+		got, gi, err := IBU(b.Factorised(), q, start, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -469,9 +470,9 @@ func compareIBUOnBA(t *testing.T, what string, b *BAChannel, ch *Channel, q, sta
 	}
 }
 
-// TestIBUOnBA: the factorised IBU equals dense IBU on the materialised
+// TestIBUFactorised: the factorised IBU equals dense IBU on the materialised
 // channel, in both stopping modes, and falls back for log-domain channels.
-func TestIBUOnBA(t *testing.T) {
+func TestIBUFactorised(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 36))
 	for _, sz := range [][2]int{{1, 1}, {5, 5}, {7, 4}, {11, 15}} {
 		g, prior := randCity(t, rng, sz[0], sz[1], 0.3)
@@ -481,12 +482,14 @@ func TestIBUOnBA(t *testing.T) {
 			q, _ := Marginal(prior, ch)
 			q2 := randPrior(rng, g.Len(), 0.4)
 			for _, qq := range [][]float64{q, q2} {
-				compareIBUOnBA(t, fmt.Sprintf("%v beta=%v", g, beta), b, ch, qq, nil, 500, 1e-12)
+				compareIBUFactorised(t, fmt.Sprintf("%v beta=%v", g, beta), b, ch, qq, nil, 500, 1e-12)
 			}
 		}
 	}
-	if _, _, err := (*BAChannel)(nil).IBU(nil, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), "ibu: BA channel is nil or not built by BA") {
-		t.Errorf("nil BA channel: error %v", err)
+	for _, op := range []ChannelOp{(*BAChannel)(nil), (*BAChannel)(nil).Factorised(), &BAChannel{}} {
+		if _, _, err := IBU(op, nil, nil, IBUConfig{Iterations: 1}); err == nil || !strings.Contains(err.Error(), "ibu: BA channel is nil or not built by BA") {
+			t.Errorf("%#v: error %v", op, err)
+		}
 	}
 }
 
@@ -528,7 +531,8 @@ func TestIBUUnderflow(t *testing.T) {
 func logGIBUStep(batches []Batch, theta []float64) []float64 {
 	next := make([]float64, len(theta))
 	for _, b := range batches {
-		n := b.Channel.Out.Len()
+		ch := b.Channel.(*Channel)
+		n := ch.Out.Len()
 		for y := 0; y < n; y++ {
 			if b.Counts[y] == 0 {
 				continue
@@ -536,7 +540,7 @@ func logGIBUStep(batches []Batch, theta []float64) []float64 {
 			// ln den = log-sum-exp of ln theta(z) + ln C[z,y].
 			mx := math.Inf(-1)
 			for z, th := range theta {
-				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+				if c := ch.P[z*n+y]; c > 0 && th > 0 {
 					mx = max(mx, math.Log(th)+math.Log(c))
 				}
 			}
@@ -545,13 +549,13 @@ func logGIBUStep(batches []Batch, theta []float64) []float64 {
 			}
 			s := 0.0
 			for z, th := range theta {
-				if c := b.Channel.P[z*n+y]; c > 0 && th > 0 {
+				if c := ch.P[z*n+y]; c > 0 && th > 0 {
 					s += math.Exp(math.Log(th) + math.Log(c) - mx)
 				}
 			}
 			lden := mx + math.Log(s)
 			for x, th := range theta {
-				if c := b.Channel.P[x*n+y]; c > 0 && th > 0 {
+				if c := ch.P[x*n+y]; c > 0 && th > 0 {
 					next[x] += b.Counts[y] * math.Exp(math.Log(th)+math.Log(c)-lden)
 				}
 			}
@@ -640,9 +644,9 @@ func TestGIBUConvergence(t *testing.T) {
 	}
 }
 
-// TestIBUOnBAAllocs: the factorised IBU allocates nothing once its
+// TestIBUFactorisedAllocs: the factorised IBU allocates nothing once its
 // workspace is warm (it never materialises the channel on the way).
-func TestIBUOnBAAllocs(t *testing.T) {
+func TestIBUFactorisedAllocs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(39, 40))
 	g, prior := randCity(t, rng, 7, 9, 0.2)
 	b := mustBA(t, g, prior, BAConfig{Beta: 0.9, Iterations: 5})
@@ -651,7 +655,7 @@ func TestIBUOnBAAllocs(t *testing.T) {
 	dst := make([]float64, g.Len())
 	for _, cfg := range []IBUConfig{{Iterations: 8}, {Delta: 1e-300, MaxIterations: 20}} {
 		if a := testing.AllocsPerRun(5, func() {
-			if _, _, err := ws.IBUOnBA(dst, b, q, nil, cfg); err != nil {
+			if _, _, err := ws.IBU(dst, b.Factorised(), q, nil, cfg); err != nil {
 				t.Fatal(err)
 			}
 		}); a != 0 {
@@ -763,7 +767,7 @@ func TestIBUStopsStrictlyBelowDelta(t *testing.T) {
 		name := fmt.Sprintf("IBU on BA %v log=%v", gb, tc.log)
 		t.Run(name, func(t *testing.T) {
 			checkIBUStopsStrictlyBelowDelta(t, name, func(cfg IBUConfig) ([]float64, int, error) {
-				return ws.IBUOnBA(nil, b, qb, nil, cfg)
+				return ws.IBU(nil, b.Factorised(), qb, nil, cfg)
 			})
 		})
 	}
@@ -815,7 +819,7 @@ func TestIBUUniformFixedPoint(t *testing.T) {
 		if err := b.ApplyT(qb, ub); err != nil {
 			t.Fatal(err)
 		}
-		est, it, err := b.IBU(toDist(qb), nil, IBUConfig{Delta: delta})
+		est, it, err := IBU(b.Factorised(), toDist(qb), nil, IBUConfig{Delta: delta})
 		check(fmt.Sprintf("IBU on BA %v log=%v", gb, tc.log), est, it, err)
 	}
 }
@@ -942,7 +946,7 @@ func TestGIBUCountScaleCareful(t *testing.T) {
 	}
 }
 
-// TestIBUOnBAStarvedSilentOutput: on the 1x3 line with beta = 100 and the
+// TestIBUFactorisedStarvedSilentOutput: on the 1x3 line with beta = 100 and the
 // prior on the two ends, BA starves the middle output (c(1) shrinks by
 // about 2e^-100 per iteration, to ~1e-260 after 7), and from a start
 // with theta(1) = 0 its probability den(1) = c(1) (K a)(1) is ~1e-304,
@@ -950,7 +954,7 @@ func TestGIBUCountScaleCareful(t *testing.T) {
 // path: no allocation with a warm workspace. Reporting it sends the run to
 // the materialised channel (which allocates) and its careful step, whose
 // estimate is the definition's.
-func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
+func TestIBUFactorisedStarvedSilentOutput(t *testing.T) {
 	line := Grid{Rows: 1, Cols: 3}
 	b := mustBA(t, line, []float64{0.5, 0, 0.5}, BAConfig{Beta: 100, Iterations: 7})
 	if b.logDomain || b.Marginal[1] > 1e-250 || b.Marginal[1] < 1e-300 {
@@ -961,7 +965,7 @@ func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
 	dst := make([]float64, 3)
 	silent := []float64{0.5, 0, 0.5}
 	if a := testing.AllocsPerRun(5, func() {
-		if _, _, err := ws.IBUOnBA(dst, b, silent, start, IBUConfig{Iterations: 3}); err != nil {
+		if _, _, err := ws.IBU(dst, b.Factorised(), silent, start, IBUConfig{Iterations: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}); a != 0 {
@@ -969,7 +973,7 @@ func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
 	}
 	reported := []float64{0.4, 0.2, 0.4}
 	ch := b.Channel()
-	got, _, err := ws.IBUOnBA(nil, b, reported, start, IBUConfig{Iterations: 3})
+	got, _, err := ws.IBU(nil, b.Factorised(), reported, start, IBUConfig{Iterations: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -981,7 +985,7 @@ func TestIBUOnBAStarvedSilentOutput(t *testing.T) {
 		t.Errorf("reported starved output: estimate %v, definition %v", got, want)
 	}
 	if a := testing.AllocsPerRun(5, func() {
-		if _, _, err := ws.IBUOnBA(dst, b, reported, start, IBUConfig{Iterations: 3}); err != nil {
+		if _, _, err := ws.IBU(dst, b.Factorised(), reported, start, IBUConfig{Iterations: 3}); err != nil {
 			t.Fatal(err)
 		}
 	}); a == 0 {
@@ -1016,12 +1020,12 @@ func TestIBUOnePassPerUpdate(t *testing.T) {
 	}
 }
 
-// TestIBUOnBAImpossibleReportSkipped: on a large grid (FFT products), a
+// TestIBUFactorisedImpossibleReportSkipped: on a large grid (FFT products), a
 // report of an output the channel cannot produce (c(y) = 0, set here by
 // hand, in the linear and the log domain) is skipped: the estimate is
 // the one for the other reports alone, renormalised, as in exact
 // arithmetic IBU conditioned on the explainable reports.
-func TestIBUOnBAImpossibleReportSkipped(t *testing.T) {
+func TestIBUFactorisedImpossibleReportSkipped(t *testing.T) {
 	rng := rand.New(rand.NewPCG(51, 52))
 	g, prior := randCity(t, rng, 32, 32, 0)
 	const y0 = 40
@@ -1054,12 +1058,12 @@ func TestIBUOnBAImpossibleReportSkipped(t *testing.T) {
 		cfg := IBUConfig{Iterations: 4}
 		var ws IBUWorkspace
 		for _, tc := range []struct{ q, rest []float64 }{{q, rest}, {qt, restt}} {
-			got, _, err := ws.IBUOnBA(nil, &bb, tc.q, nil, cfg)
+			got, _, err := ws.IBU(nil, bb.Factorised(), tc.q, nil, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
 			got = append([]float64(nil), got...)
-			want, _, err := ws.IBUOnBA(nil, &bb, tc.rest, nil, cfg)
+			want, _, err := ws.IBU(nil, bb.Factorised(), tc.rest, nil, cfg)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -1094,7 +1098,7 @@ func TestIBURatiosDenTinyBoundary(t *testing.T) {
 	}
 }
 
-// TestIBUOnBAWorkspaceSwitchesChannels: a workspace reused across large
+// TestIBUFactorisedWorkspaceSwitchesChannels: a workspace reused across large
 // BA channels (FFT products, whose call sites remember their near/far
 // split between products) gives exactly what a fresh workspace gives, with
 // the same work, when it switches channel (the sites learned on another
@@ -1102,7 +1106,7 @@ func TestIBURatiosDenTinyBoundary(t *testing.T) {
 // it learned, so it skips the full-kernel FFTs a fresh workspace starts
 // with (beta = 8: the split has radius 1), and agrees with the fresh
 // estimate to the products' rounding.
-func TestIBUOnBAWorkspaceSwitchesChannels(t *testing.T) {
+func TestIBUFactorisedWorkspaceSwitchesChannels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(53, 54))
 	g, prior := randCity(t, rng, 32, 33, 0.3)
 	q := randPrior(rng, g.Len(), 0.3)
@@ -1116,12 +1120,12 @@ func TestIBUOnBAWorkspaceSwitchesChannels(t *testing.T) {
 	for i, k := range []int{0, 1, 0, 0, 1} {
 		b := chans[k]
 		ws.kw.stats = kprodStats{}
-		got, _, err := ws.IBUOnBA(nil, b, q, nil, cfg)
+		got, _, err := ws.IBU(nil, b.Factorised(), q, nil, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var fresh IBUWorkspace
-		want, _, err := fresh.IBUOnBA(nil, b, q, nil, cfg)
+		want, _, err := fresh.IBU(nil, b.Factorised(), q, nil, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -122,7 +122,7 @@ func (l *LaplaceOp) obfuscate(rng *rand.Rand, counts []int, out []int) error {
 }
 
 // TightEpsilon implements ChannelOp: eps + max over x != x' of
-// |ln Z(x) - ln Z(x')| / d(x,x') (the identity of BAChannel.TightEps with
+// |ln Z(x) - ln Z(x')| / d(x,x') (the identity of BAChannel.TightEpsilon with
 // c = 1, valid because Out contains In).
 func (l *LaplaceOp) TightEpsilon() (float64, error) {
 	if err := l.check(); err != nil {

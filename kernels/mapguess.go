@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// MAPGuessOp returns, for a channel under prior (over its input grid), the
+// MAPGuess returns, for a channel under prior (over its input grid), the
 // output marginal q = prior C and, for every output y, the input x with
 // the largest prior(x) C[x,y]: the maximum a posteriori guess of the true
 // cell from report y (-1 when no input reaches y; ties to the lowest
@@ -17,7 +17,7 @@ import (
 // C[x,y] = c(y) w(x) K(x,y) with w = prior / Z, a search of windows around
 // y grown until the kernel's decay bounds every term outside below the
 // best found, usually a few dozen cells per output.
-func MAPGuessOp(prior []float64, op ChannelOp) (q []float64, arg []int, err error) {
+func MAPGuess(prior []float64, op ChannelOp) (q []float64, arg []int, err error) {
 	if op == nil {
 		return nil, nil, fmt.Errorf("map guess: channel is nil")
 	}
@@ -25,13 +25,17 @@ func MAPGuessOp(prior []float64, op ChannelOp) (q []float64, arg []int, err erro
 	if err := checkDist("map guess: prior", prior, in.Len()); err != nil {
 		return nil, nil, err
 	}
-	if q, err = MarginalOp(prior, op); err != nil {
+	if q, err = Marginal(prior, op); err != nil {
 		return nil, nil, fmt.Errorf("map guess: %w", err)
 	}
 	if ch := denseOf(op); ch != nil {
 		return q, denseMAP(prior, ch), nil
 	}
 	switch c := op.(type) {
+	case factorisedBA:
+		if !c.logDomain {
+			return q, c.fac().mapGuess(prior), nil
+		}
 	case *BAChannel:
 		if !c.logDomain {
 			return q, c.fac().mapGuess(prior), nil

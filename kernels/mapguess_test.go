@@ -19,7 +19,7 @@ func mapPrior(rng *rand.Rand, g Grid) []float64 {
 	return toDist(p)
 }
 
-// MAPGuessOp's guesses are maximum a posteriori on the materialised
+// MAPGuess's guesses are maximum a posteriori on the materialised
 // channel (within rounding of the factorised products, and the lowest
 // index among exact ties), and its marginal is prior C, for BA and LAP
 // above the dense threshold (window search), RR (closed form), a dense
@@ -48,7 +48,7 @@ func TestMAPGuessOpIsMAP(t *testing.T) {
 		{"rr small (dense)", rrSmall, rrChannel(small, 0.5), sp},
 		{"columns", opaque{lap}, lapDense, prior},
 	} {
-		q, arg, err := MAPGuessOp(tc.prior, tc.op)
+		q, arg, err := MAPGuess(tc.prior, tc.op)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,5 +84,5 @@ func TestMAPGuessOpIsMAP(t *testing.T) {
 	}
 }
 
-// opaque hides an operator's type, so that MAPGuessOp takes the columns.
+// opaque hides an operator's type, so that MAPGuess takes the columns.
 type opaque struct{ ChannelOp }

@@ -25,9 +25,9 @@ func TestBAMemory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q, _ := MarginalOp(prior, b)
+		q, _ := Marginal(prior, b)
 		var iw IBUWorkspace
-		est, _, err := iw.IBUOnBA(nil, b, q, nil, IBUConfig{Iterations: 5})
+		est, _, err := iw.IBU(nil, b.Factorised(), q, nil, IBUConfig{Iterations: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func TestBAMemory(t *testing.T) {
 		for x, p := range prior {
 			counts[x] = int(p * 1e5)
 		}
-		if _, err := ObfuscateOp(rng, counts, b); err != nil {
+		if _, err := Obfuscate(rng, counts, b); err != nil {
 			t.Fatal(err)
 		}
 		var after runtime.MemStats

@@ -8,6 +8,19 @@ import (
 	"privic/kernels/internal/asm"
 )
 
+// denseOnly returns op's dense form (see denseForm) for the operations
+// that need the matrix, or an error naming op's type and grids.
+func denseOnly(name string, op ChannelOp) (*Channel, error) {
+	if ch, _, ok := denseForm(op); ok {
+		return ch, nil
+	}
+	if op == nil {
+		return nil, fmt.Errorf("%s: channel is nil", name)
+	}
+	in, out := op.Grids()
+	return nil, fmt.Errorf("%s: not available for %T on %v -> %v: dense channels only (structured ones below %d cells)", name, op, in, out, DenseOpCells)
+}
+
 // checkPriorChannel validates a prior over ch.In and the channel.
 func checkPriorChannel(name string, prior []float64, ch *Channel) error {
 	if err := checkChannel(ch); err != nil {
@@ -16,13 +29,9 @@ func checkPriorChannel(name string, prior []float64, ch *Channel) error {
 	return checkDist(name+": prior", prior, ch.In.Len())
 }
 
-// AvgDistortion is the expected distance between the true and the reported
-// cell, sum_x prior(x) sum_y C[x,y] d(x,y) (the users' quality loss), in
-// cell units.
-func AvgDistortion(prior []float64, ch *Channel) (float64, error) {
-	if err := checkPriorChannel("avg distortion", prior, ch); err != nil {
-		return 0, err
-	}
+// avgDistortion is AvgDistortion on a dense channel that has passed
+// checkPriorChannel.
+func avgDistortion(prior []float64, ch *Channel) (float64, error) {
 	od := newOffsetDist(ch.In, ch.Out)
 	return priorMean(prior, ch, func(x int, row []float64) float64 {
 		s := 0.0
@@ -47,14 +56,6 @@ func priorMean(prior []float64, ch *Channel, f func(x int, row []float64) float6
 	return total
 }
 
-// Marginal returns the report distribution q = prior C.
-func Marginal(prior []float64, ch *Channel) ([]float64, error) {
-	if err := checkPriorChannel("marginal", prior, ch); err != nil {
-		return nil, err
-	}
-	return marginal(prior, ch), nil
-}
-
 func marginal(prior []float64, ch *Channel) []float64 {
 	q := make([]float64, ch.Out.Len())
 	for x, p := range prior {
@@ -65,13 +66,9 @@ func marginal(prior []float64, ch *Channel) []float64 {
 	return q
 }
 
-// MutualInformation is I(X;Y) in nats for X ~ prior and Y the report:
-// sum over x, y of prior(x) C[x,y] ln(C[x,y] / q(y)), q = prior C, with
-// 0 ln 0 = 0.
-func MutualInformation(prior []float64, ch *Channel) (float64, error) {
-	if err := checkPriorChannel("mutual information", prior, ch); err != nil {
-		return 0, err
-	}
+// mutualInformation is MutualInformation on a dense channel that has
+// passed checkPriorChannel.
+func mutualInformation(prior []float64, ch *Channel) (float64, error) {
 	q := marginal(prior, ch)
 	mi := priorMean(prior, ch, func(_ int, row []float64) float64 {
 		s := 0.0
@@ -86,11 +83,17 @@ func MutualInformation(prior []float64, ch *Channel) (float64, error) {
 	return max(mi, 0), nil
 }
 
-// Posterior is the Bayesian adversary's view: a channel from ch.Out to
-// ch.In whose row y is P(x | y) = prior(x) C[x,y] / q(y). For a report
-// with q(y) = 0 (never produced) the row is the prior itself, so every row
-// is a distribution.
-func Posterior(prior []float64, ch *Channel) (*Channel, error) {
+// Posterior is the Bayesian adversary's view: a channel from the output
+// grid to the input grid whose row y is P(x | y) = prior(x) C[x,y] / q(y).
+// For a report with q(y) = 0 (never produced) the row is the prior
+// itself, so every row is a distribution. It is a matrix: op must have a
+// dense form (a *Channel, or a structured operator below DenseOpCells
+// cells).
+func Posterior(prior []float64, op ChannelOp) (*Channel, error) {
+	ch, err := denseOnly("posterior", op)
+	if err != nil {
+		return nil, err
+	}
 	if err := checkPriorChannel("posterior", prior, ch); err != nil {
 		return nil, err
 	}
@@ -119,21 +122,9 @@ func Posterior(prior []float64, ch *Channel) (*Channel, error) {
 	return post, nil
 }
 
-// BayesError is the expected Euclidean error (cell units) of a Bayesian
-// adversary who knows the prior and the channel and, seeing report y,
-// guesses the input cell x^ that minimises the posterior expected distance
-// sum_x P(x|y) d(x, x^) (the optimal remapping for the distance loss):
-//
-//	sum_y min over x^ in ch.In of sum_x prior(x) C[x,y] d(x, x^).
-//
-// Guesses range over the input grid. The inner sums are products with the
-// distance matrix of the input grid, done with its stencil, so the cost is
-// O(|Y| |X|^2) vectorised. See BayesVulnerability for the probability that
-// the adversary's MAP guess is exactly right.
-func BayesError(prior []float64, ch *Channel) (float64, error) {
-	if err := checkPriorChannel("bayes error", prior, ch); err != nil {
-		return 0, err
-	}
+// bayesError is BayesError on a dense channel that has passed
+// checkPriorChannel.
+func bayesError(prior []float64, ch *Channel) (float64, error) {
 	in := ch.In
 	m, n := in.Len(), ch.Out.Len()
 	st := buildStencil(in.Rows, in.Cols, func(h float64) float64 { return h })
@@ -160,13 +151,9 @@ func BayesError(prior []float64, ch *Channel) (float64, error) {
 	return total, nil
 }
 
-// BayesVulnerability is the probability that the adversary's maximum a
-// posteriori guess identifies the true cell exactly:
-// sum_y max_x prior(x) C[x,y].
-func BayesVulnerability(prior []float64, ch *Channel) (float64, error) {
-	if err := checkPriorChannel("bayes vulnerability", prior, ch); err != nil {
-		return 0, err
-	}
+// bayesVulnerability is BayesVulnerability on a dense channel that has
+// passed checkPriorChannel.
+func bayesVulnerability(prior []float64, ch *Channel) (float64, error) {
 	m, n := ch.In.Len(), ch.Out.Len()
 	best := make([]float64, n)
 	for x := 0; x < m; x++ {
@@ -183,9 +170,16 @@ func BayesVulnerability(prior []float64, ch *Channel) (float64, error) {
 }
 
 // MinSingularValue is the smallest of the min(|X|, |Y|) singular values of
-// the channel matrix (gonum's SVD). It is > 0 exactly when the matrix has
-// full rank, e.g. for BA channels (the paper's Theorem 4.1: invertible).
-func MinSingularValue(ch *Channel) (float64, error) {
+// the channel matrix (gonum's SVD, O(m^3)). It is > 0 exactly when the
+// matrix has full rank, e.g. for BA channels (the paper's Theorem 4.1:
+// invertible). op must have a dense form (a *Channel, or a structured
+// operator below DenseOpCells cells); BAChannel.SingularBounds bounds it
+// at any size.
+func MinSingularValue(op ChannelOp) (float64, error) {
+	ch, err := denseOnly("min singular value", op)
+	if err != nil {
+		return 0, err
+	}
 	if err := checkChannel(ch); err != nil {
 		return 0, fmt.Errorf("min singular value: %w", err)
 	}

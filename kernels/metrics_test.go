@@ -223,3 +223,55 @@ func TestMetricsErrors(t *testing.T) {
 		t.Errorf("MinSingularValue of a bad channel: error %v", err)
 	}
 }
+
+// TestDenseOnlyMetrics: the Bayes error, the posterior and the smallest
+// singular value use a structured operator's dense form on a small grid
+// (the same numbers as on the *Channel it materialises) and refuse a
+// large operator with a one-line error saying why.
+func TestDenseOnlyMetrics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	g, prior := randCity(t, rng, 5, 6, 0.3)
+	b := mustBA(t, g, prior, BAConfig{Beta: 0.8, Iterations: 5})
+	ch := b.Channel()
+	for _, f := range []func(ChannelOp) (float64, error){
+		func(op ChannelOp) (float64, error) { return BayesError(prior, op) },
+		MinSingularValue,
+		func(op ChannelOp) (float64, error) {
+			post, err := Posterior(prior, op)
+			if err != nil {
+				return 0, err
+			}
+			return post.P[7], nil
+		},
+	} {
+		got, err := f(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := f(ch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want || !(want > 0) {
+			t.Errorf("on the BA channel %v, on its matrix %v", got, want)
+		}
+	}
+	big, err := NewGrid(32, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := NewRROp(big, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u := uniform(big.Len())
+	_, errB := BayesError(u, rr)
+	_, errS := MinSingularValue(rr)
+	_, errP := Posterior(u, rr)
+	for name, err := range map[string]error{"bayes error": errB, "min singular value": errS, "posterior": errP} {
+		want := name + ": not available for *kernels.RROp on 32x32 -> 32x32: dense channels only (structured ones below 1024 cells)"
+		if err == nil || err.Error() != want {
+			t.Errorf("%s of a large operator: error %v, want %q", name, err, want)
+		}
+	}
+}

@@ -5,15 +5,16 @@ import (
 	"math/rand/v2"
 )
 
-// Obfuscate draws the report counts over ch.Out when counts[x] true
-// check-ins at each input cell x report independently through ch. Only
-// the counts matter, so each occupied source cell x contributes one
-// Multinomial(counts[x], C[x,:]) draw; the result is equal in distribution
-// to drawing every check-in's report separately, and deterministic for a
-// given rng state.
+// Obfuscate draws the report counts over the channel's output grid when
+// counts[x] true check-ins at each input cell x report independently
+// through op. Only the counts matter, so each occupied source cell x
+// contributes one Multinomial(counts[x], C[x,:]) draw; the result is
+// equal in distribution to drawing every check-in's report separately,
+// and deterministic for a given rng state.
 //
-// Each multinomial is drawn by whichever of two exact methods costs less
-// for its size:
+// On a dense channel (a *Channel, or a structured operator's dense form
+// below DenseOpCells cells, see ChannelOp) each multinomial is drawn by
+// whichever of two exact methods costs less for its size:
 //   - sequential conditional binomials: for y = 0, 1, ..., the count of y
 //     is Binomial(remaining check-ins, C[x,y] / sum_{y' >= y} C[x,y']) (see
 //     binomial), stopping when no check-in is left; cost ~ |Y| draws;
@@ -23,13 +24,47 @@ import (
 //     (see orderedCategorical), cost ~ |Y| + counts[x].
 //
 // Both give exactly the multinomial law; the choice depends only on
-// counts[x] and |Y|.
-func Obfuscate(rng *rand.Rand, counts []int, ch *Channel) ([]int, error) {
-	return obfuscate(rng, counts, ch, true)
+// counts[x] and |Y|. Structured operators on larger grids draw without
+// materialising any row (see factorSampler), and other operators row by
+// row through their Sample method.
+func Obfuscate(rng *rand.Rand, counts []int, op ChannelOp) ([]int, error) {
+	if rng == nil {
+		return nil, fmt.Errorf("obfuscate: rng is nil")
+	}
+	if op == nil {
+		return nil, fmt.Errorf("obfuscate: channel is nil")
+	}
+	if ch, check, ok := denseForm(op); ok {
+		return obfuscate(rng, counts, ch, check)
+	}
+	in, out := op.Grids()
+	if len(counts) != in.Len() {
+		return nil, fmt.Errorf("obfuscate: counts has %d entries, want %d (channel input %v)", len(counts), in.Len(), in)
+	}
+	for x, k := range counts {
+		if k < 0 {
+			return nil, fmt.Errorf("obfuscate: counts[%d] = %d: must be >= 0", x, k)
+		}
+	}
+	rep := make([]int, out.Len())
+	if o, ok := op.(obfuscator); ok {
+		if err := o.obfuscate(rng, counts, rep); err != nil {
+			return nil, err
+		}
+		return rep, nil
+	}
+	for x, k := range counts {
+		if k > 0 {
+			if err := op.Sample(rng, x, k, rep); err != nil {
+				return nil, fmt.Errorf("obfuscate: %w", err)
+			}
+		}
+	}
+	return rep, nil
 }
 
-// obfuscate is Obfuscate; checkEntries false skips the O(|X||Y|) check of
-// the channel's rows (see ObfuscateTrusted).
+// obfuscate is Obfuscate on a dense channel; checkEntries false skips the
+// O(|X||Y|) check of the channel's rows (see denseForm).
 func obfuscate(rng *rand.Rand, counts []int, ch *Channel, checkEntries bool) ([]int, error) {
 	if rng == nil {
 		return nil, fmt.Errorf("obfuscate: rng is nil")

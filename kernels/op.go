@@ -26,12 +26,26 @@ import (
 // Vectors are non-negative (distributions, counts, ratios of them); the
 // relative accuracy of the structured products rests on it.
 //
-// On grids below 1,024 cells (the paper's) the package-level functions
-// (ObfuscateOp, IBUOp, GIBUOp, MarginalOp and the metrics) hand a
-// structured operator's dense channel, built once, to the dense functions:
-// there the matrix is small, and the results are those of the dense path
-// bit for bit (the same draws for the same random source), whichever form
-// the caller holds.
+// Every operation of the package takes a ChannelOp (Obfuscate, IBU,
+// GIBU, Marginal, MAPGuess and the metrics) and chooses its code path
+// from the concrete type, as gonum's Dense.Mul does from its Matrix
+// arguments:
+//
+//   - a *Channel goes through the dense kernels, which check its rows
+//     (every row a distribution) on every call;
+//   - a structured operator on a grid below DenseOpCells cells (the
+//     paper's) hands its dense channel, built once, to the same dense
+//     kernels: there the matrix is small, and the results are those of
+//     the dense path bit for bit (the same draws for the same random
+//     source), whichever form the caller holds. The package built that
+//     matrix itself, stochastic by construction, so Obfuscate, IBU and
+//     GIBU do not re-check its rows (an O(|In| |Out|) pass that a
+//     simulation would repeat for every obfuscation and IBU of the same
+//     channel);
+//   - a structured operator on a larger grid is used as an operator:
+//     IBU on a *BAChannel iterates its factorisation (BAChannel.Factorised
+//     selects that form at every size), other operators iterate with
+//     Apply and ApplyT.
 type ChannelOp interface {
 	// Grids returns the input and output grids.
 	Grids() (in, out Grid)
@@ -45,7 +59,7 @@ type ChannelOp interface {
 	// check-ins at input cell x: one Multinomial(k, C[x,:]) draw.
 	Sample(rng *rand.Rand, x, k int, out []int) error
 	// TightEpsilon is the smallest eps for which the channel is
-	// eps-geo-indistinguishable (see TightEps).
+	// eps-geo-indistinguishable (see Channel.TightEpsilon).
 	TightEpsilon() (float64, error)
 }
 
@@ -121,9 +135,6 @@ func (c *Channel) Sample(rng *rand.Rand, x, k int, out []int) error {
 	return nil
 }
 
-// TightEpsilon implements ChannelOp with the brute force (see TightEps).
-func (c *Channel) TightEpsilon() (float64, error) { return TightEps(c) }
-
 // smallDenser is implemented by the structured operators: smallDense
 // returns their dense channel (built once) when their grids are below
 // fftMinCells cells, and nil otherwise.
@@ -131,16 +142,30 @@ type smallDenser interface {
 	smallDense() *Channel
 }
 
+// denseForm returns the dense channel the package's operations use for
+// op, and whether its rows are to be checked: op itself, checked, when
+// op is a *Channel (nil included, which the dense kernels reject); a
+// structured operator's dense form below DenseOpCells cells, built by
+// the package from the operator's own parameters and stochastic by
+// construction, not checked. ok is false when op is to be used as an
+// operator.
+func denseForm(op ChannelOp) (ch *Channel, check, ok bool) {
+	switch c := op.(type) {
+	case *Channel:
+		return c, true, true
+	case smallDenser:
+		if d := c.smallDense(); d != nil {
+			return d, false, true
+		}
+	}
+	return nil, false, false
+}
+
 // denseOf returns the channel the dense functions should use for op, or
 // nil when op is to be used as an operator.
 func denseOf(op ChannelOp) *Channel {
-	switch c := op.(type) {
-	case *Channel:
-		return c
-	case smallDenser:
-		return c.smallDense()
-	}
-	return nil
+	ch, _, _ := denseForm(op)
+	return ch
 }
 
 // DenseOpCells is the grid size below which the package's functions use
@@ -151,9 +176,9 @@ const DenseOpCells = fftMinCells
 // DenseOf returns the dense channel that the package's functions use for
 // op: op itself when it is a *Channel; for a structured operator on grids
 // below DenseOpCells cells (where the dense path is as fast), its dense form,
-// built once; nil when op is to be used as an operator. Callers that
-// keep a dense code path of their own (for the bits of results made on
-// small grids) dispatch on it the way the package does.
+// built once; nil when op is to be used as an operator. The operations
+// choose it themselves; callers use DenseOf for what only a matrix gives
+// (its rows, its memory) or to size their own work.
 func DenseOf(op ChannelOp) *Channel {
 	if op == nil {
 		return nil
@@ -167,104 +192,16 @@ type obfuscator interface {
 	obfuscate(rng *rand.Rand, counts []int, out []int) error
 }
 
-// ObfuscateOp is Obfuscate for any channel operator: counts[x] check-ins
-// at each input cell x report independently through op; the result is
-// the report counts over the output grid, one Multinomial(counts[x],
-// C[x,:]) draw per occupied cell. On a *Channel it is Obfuscate (the same
-// draws for the same rng state); structured channels draw without
-// materialising any row (see factorSampler).
-func ObfuscateOp(rng *rand.Rand, counts []int, op ChannelOp) ([]int, error) {
-	if rng == nil {
-		return nil, fmt.Errorf("obfuscate: rng is nil")
-	}
-	if op == nil {
-		return nil, fmt.Errorf("obfuscate: channel is nil")
-	}
-	if ch := denseOf(op); ch != nil {
-		return Obfuscate(rng, counts, ch)
-	}
-	in, out := op.Grids()
-	if len(counts) != in.Len() {
-		return nil, fmt.Errorf("obfuscate: counts has %d entries, want %d (channel input %v)", len(counts), in.Len(), in)
-	}
-	for x, k := range counts {
-		if k < 0 {
-			return nil, fmt.Errorf("obfuscate: counts[%d] = %d: must be >= 0", x, k)
-		}
-	}
-	rep := make([]int, out.Len())
-	if o, ok := op.(obfuscator); ok {
-		if err := o.obfuscate(rng, counts, rep); err != nil {
-			return nil, err
-		}
-		return rep, nil
-	}
-	for x, k := range counts {
-		if k > 0 {
-			if err := op.Sample(rng, x, k, rep); err != nil {
-				return nil, fmt.Errorf("obfuscate: %w", err)
-			}
-		}
-	}
-	return rep, nil
-}
-
-// OpBatch is one set of reports for GIBUOp: the channel that produced them
-// and the report counts (or any non-negative weights) over its output.
-type OpBatch struct {
-	Op     ChannelOp
-	Counts []float64
-}
-
-// IBUOp is IBU for any channel operator: on a *Channel it is IBU, on a
-// *BAChannel BAChannel.IBU; on other operators each iteration is
+// gibuOps is GIBU on channel operators: each iteration is
 //
-//	den = C^T theta,  theta' = theta .* C(q ./ den),
+//	den_t = C_t^T theta,  theta' = theta .* sum_t C_t((counts_t / N) ./ den_t),
 //
-// renormalised, with the zero handling of IBU (reports with q(y) = 0 or
-// den(y) = 0 are skipped; if none is left IBU returns an error). When some
-// den(y) is below 1e-280 the ratios are scaled by the smallest one, so
-// that none overflows (the update does not depend on their scale).
-func IBUOp(op ChannelOp, q, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	if op == nil {
-		return nil, 0, fmt.Errorf("ibu: channel is nil")
-	}
-	if ch := denseOf(op); ch != nil {
-		return IBU(ch, q, start, cfg)
-	}
-	if b, ok := op.(*BAChannel); ok {
-		return b.IBU(q, start, cfg)
-	}
-	_, out := op.Grids()
-	if err := checkDist("ibu: report distribution q", q, out.Len()); err != nil {
-		return nil, 0, err
-	}
-	return gibuOps("ibu", []OpBatch{{op, q}}, start, cfg)
-}
-
-// GIBUOp is GIBU for channel operators (see GIBU and IBUOp). When every
-// batch has a dense form (a *Channel, or a small structured operator) it
-// is GIBU on those.
-func GIBUOp(batches []OpBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
-	dense := make([]Batch, len(batches))
-	for t, b := range batches {
-		var ch *Channel
-		if b.Op != nil {
-			ch = denseOf(b.Op)
-		}
-		if ch == nil {
-			dense = nil
-			break
-		}
-		dense[t] = Batch{Channel: ch, Counts: b.Counts}
-	}
-	if dense != nil {
-		return GIBU(dense, start, cfg)
-	}
-	return gibuOps("gibu", batches, start, cfg)
-}
-
-func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]float64, int, error) {
+// renormalised, with the zero handling of the dense IBU (reports with
+// counts(y) = 0 or den(y) = 0 are skipped; if none is left it returns an
+// error). When some den(y) is below 1e-280 the ratios are scaled by the
+// smallest one, so that none overflows (the update does not depend on
+// their scale).
+func gibuOps(name string, batches []Batch, start []float64, cfg IBUConfig) ([]float64, int, error) {
 	maxIter, converge, err := cfg.limits()
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", name, err)
@@ -275,10 +212,10 @@ func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]
 	var in Grid
 	total := 0.0
 	for t, b := range batches {
-		if b.Op == nil {
+		if b.Channel == nil {
 			return nil, 0, fmt.Errorf("%s: batch %d: channel is nil", name, t)
 		}
-		bin, bout := b.Op.Grids()
+		bin, bout := b.Channel.Grids()
 		if t == 0 {
 			in = bin
 		} else if bin != in {
@@ -305,7 +242,7 @@ func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]
 	acc := make([]float64, m)
 	dens := make([][]float64, len(batches))
 	for t, b := range batches {
-		_, bout := b.Op.Grids()
+		_, bout := b.Channel.Grids()
 		dens[t] = make([]float64, bout.Len())
 	}
 	for it := 1; it <= maxIter; it++ {
@@ -316,7 +253,7 @@ func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]
 		dmin := 1.0
 		explained := false
 		for t, b := range batches {
-			if err := b.Op.ApplyT(dens[t], theta); err != nil {
+			if err := b.Channel.ApplyT(dens[t], theta); err != nil {
 				return nil, it, fmt.Errorf("%s: batch %d: %w", name, t, err)
 			}
 			for y, d := range dens[t] {
@@ -341,7 +278,7 @@ func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]
 				}
 				den[y] = v
 			}
-			if err := b.Op.Apply(s, den); err != nil {
+			if err := b.Channel.Apply(s, den); err != nil {
 				return nil, it, fmt.Errorf("%s: batch %d: %w", name, t, err)
 			}
 			for x, v := range s {
@@ -361,13 +298,16 @@ func gibuOps(name string, batches []OpBatch, start []float64, cfg IBUConfig) ([]
 	return theta, maxIter, nil
 }
 
-// MarginalOp returns the report distribution q = prior C.
-func MarginalOp(prior []float64, op ChannelOp) ([]float64, error) {
+// Marginal returns the report distribution q = prior C.
+func Marginal(prior []float64, op ChannelOp) ([]float64, error) {
+	if ch, _, ok := denseForm(op); ok {
+		if err := checkPriorChannel("marginal", prior, ch); err != nil {
+			return nil, err
+		}
+		return marginal(prior, ch), nil
+	}
 	if op == nil {
 		return nil, fmt.Errorf("marginal: channel is nil")
-	}
-	if ch := denseOf(op); ch != nil {
-		return Marginal(prior, ch)
 	}
 	in, out := op.Grids()
 	if err := checkDist("marginal: prior", prior, in.Len()); err != nil {
@@ -393,7 +333,10 @@ type opMetrics interface {
 func metricOp(name string, prior []float64, op ChannelOp,
 	dense func([]float64, *Channel) (float64, error),
 	structured func(opMetrics, []float64) (float64, error)) (float64, error) {
-	if ch := denseOf(op); ch != nil {
+	if ch, _, ok := denseForm(op); ok {
+		if err := checkPriorChannel(name, prior, ch); err != nil {
+			return 0, err
+		}
 		return dense(prior, ch)
 	}
 	if op == nil {
@@ -403,6 +346,10 @@ func metricOp(name string, prior []float64, op ChannelOp,
 	if err := checkDist(name+": prior", prior, in.Len()); err != nil {
 		return 0, err
 	}
+	if structured == nil {
+		_, err := denseOnly(name, op)
+		return 0, err
+	}
 	om, ok := op.(opMetrics)
 	if !ok {
 		return 0, fmt.Errorf("%s: not available for %T", name, op)
@@ -410,21 +357,42 @@ func metricOp(name string, prior []float64, op ChannelOp,
 	return structured(om, prior)
 }
 
-// AvgDistortionOp is AvgDistortion for any channel operator: on a
-// *Channel the dense sum, on the structured operators a product with the
-// kernel d exp(-k d) (see their methods).
-func AvgDistortionOp(prior []float64, op ChannelOp) (float64, error) {
-	return metricOp("avg distortion", prior, op, AvgDistortion, opMetrics.avgDistortion)
+// AvgDistortion is the expected distance between the true and the
+// reported cell, sum_x prior(x) sum_y C[x,y] d(x,y) (the users' quality
+// loss), in cell units: on a dense channel the dense sum, on the
+// structured operators a product with the kernel d exp(-k d) (see their
+// methods).
+func AvgDistortion(prior []float64, op ChannelOp) (float64, error) {
+	return metricOp("avg distortion", prior, op, avgDistortion, opMetrics.avgDistortion)
 }
 
-// MutualInformationOp is MutualInformation for any channel operator.
-func MutualInformationOp(prior []float64, op ChannelOp) (float64, error) {
-	return metricOp("mutual information", prior, op, MutualInformation, opMetrics.mutualInformation)
+// MutualInformation is I(X;Y) in nats for X ~ prior and Y the report:
+// sum over x, y of prior(x) C[x,y] ln(C[x,y] / q(y)), q = prior C, with
+// 0 ln 0 = 0.
+func MutualInformation(prior []float64, op ChannelOp) (float64, error) {
+	return metricOp("mutual information", prior, op, mutualInformation, opMetrics.mutualInformation)
 }
 
-// BayesVulnerabilityOp is BayesVulnerability for any channel operator.
-// (BayesError, a minimum over guesses of products with the distance
-// matrix, costs O(|Y| |X|^2) and is offered for dense channels only.)
-func BayesVulnerabilityOp(prior []float64, op ChannelOp) (float64, error) {
-	return metricOp("bayes vulnerability", prior, op, BayesVulnerability, opMetrics.bayesVulnerability)
+// BayesVulnerability is the probability that the adversary's maximum a
+// posteriori guess identifies the true cell exactly:
+// sum_y max_x prior(x) C[x,y].
+func BayesVulnerability(prior []float64, op ChannelOp) (float64, error) {
+	return metricOp("bayes vulnerability", prior, op, bayesVulnerability, opMetrics.bayesVulnerability)
+}
+
+// BayesError is the expected Euclidean error (cell units) of a Bayesian
+// adversary who knows the prior and the channel and, seeing report y,
+// guesses the input cell x^ that minimises the posterior expected distance
+// sum_x P(x|y) d(x, x^) (the optimal remapping for the distance loss):
+//
+//	sum_y min over x^ in the input grid of sum_x prior(x) C[x,y] d(x, x^).
+//
+// Guesses range over the input grid. The inner sums are products with the
+// distance matrix of the input grid, done with its stencil, so the cost is
+// O(|Y| |X|^2) vectorised: it is offered for dense channels (a *Channel,
+// or a structured operator below DenseOpCells cells) and is an error on
+// larger operators. See BayesVulnerability for the probability that the
+// adversary's MAP guess is exactly right.
+func BayesError(prior []float64, op ChannelOp) (float64, error) {
+	return metricOp("bayes error", prior, op, bayesError, nil)
 }

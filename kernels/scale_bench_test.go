@@ -18,7 +18,7 @@ import (
 //
 //	BA10       10 BA iterations from uniform at beta = 1 on the hotspot prior
 //	IBU10      10 IBU iterations from uniform on that channel's report
-//	           distribution q = prior C (factorised, BAChannel.IBU)
+//	           distribution q = prior C (factorised, BAChannel.Factorised)
 //	EMD        the exact EMD between the prior and the IBU10 estimate
 //	EMDUniform    the exact EMD from the uniform distribution to the prior
 //	EMDTranspose  the exact EMD from the prior to its reflection on the
@@ -54,7 +54,7 @@ func BenchmarkScale(b *testing.B) {
 			var ws kernels.IBUWorkspace
 			dst := make([]float64, c.g.Len())
 			return func() error {
-				_, _, err := ws.IBUOnBA(dst, c.ba, c.q, nil, kernels.IBUConfig{Iterations: 10})
+				_, _, err := ws.IBU(dst, c.ba.Factorised(), c.q, nil, kernels.IBUConfig{Iterations: 10})
 				return err
 			}
 		})
@@ -62,7 +62,7 @@ func BenchmarkScale(b *testing.B) {
 	b.Run("EMD", func(b *testing.B) {
 		benchSides(b, sides, func(b *testing.B, c *scaleCity) func() error {
 			c.channel(b)
-			est, _, err := c.ba.IBU(c.q, nil, kernels.IBUConfig{Iterations: 10})
+			est, _, err := kernels.IBU(c.ba.Factorised(), c.q, nil, kernels.IBUConfig{Iterations: 10})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -96,7 +96,7 @@ func BenchmarkScale(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			q := make([]float64, c.g.Len())
 			return func() error {
-				rep, err := kernels.ObfuscateOp(rng, c.counts, c.ba)
+				rep, err := kernels.Obfuscate(rng, c.counts, c.ba)
 				if err != nil {
 					return err
 				}
@@ -109,8 +109,8 @@ func BenchmarkScale(b *testing.B) {
 		benchSides(b, sides, func(b *testing.B, c *scaleCity) func() error {
 			c.channel(b)
 			return func() error {
-				_ = c.ba.TightEps()
-				return nil
+				_, err := c.ba.TightEpsilon()
+				return err
 			}
 		})
 	})
@@ -150,7 +150,7 @@ func (c *scaleCity) channel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	q, err := kernels.MarginalOp(c.prior, ba)
+	q, err := kernels.Marginal(c.prior, ba)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -143,7 +143,10 @@ func stressCase(t *testing.T, g kernels.Grid, prior []float64, point int, beta f
 		}
 		// The tight eps of a BA channel is at most 2 beta (paper, Remark
 		// 2.3); the fast form is documented to be exact and finite.
-		eps := bac.TightEps()
+		eps, err := bac.TightEpsilon()
+		if err != nil {
+			t.Fatal(err)
+		}
 		if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 {
 			t.Fatalf("BA tight eps = %v", eps)
 		}
@@ -154,7 +157,7 @@ func stressCase(t *testing.T, g kernels.Grid, prior []float64, point int, beta f
 			t.Fatalf("1x1 grid: tight eps %v, want 0", eps)
 		}
 		if brute {
-			be, err := kernels.TightEps(ch)
+			be, err := ch.TightEpsilon()
 			if err != nil {
 				t.Fatalf("brute-force tight eps: %v", err)
 			}
@@ -218,7 +221,7 @@ func stressCase(t *testing.T, g kernels.Grid, prior []float64, point int, beta f
 		}
 		stStochastic(t, "Laplace channel", lap)
 		if brute {
-			le, err := kernels.TightEps(lap)
+			le, err := lap.TightEpsilon()
 			if err != nil {
 				t.Fatalf("Laplace tight eps: %v", err)
 			}
@@ -373,9 +376,9 @@ func TestStressLargeGrid(t *testing.T) {
 				t.Fatalf("BA: %v", err)
 			}
 			stDist(t, "BA marginal", bac.Marginal, m)
-			eps := bac.TightEps()
-			if math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 || eps > 2*beta*(1+1e-12)+1e-9 {
-				t.Fatalf("BA tight eps = %v at beta %v", eps, beta)
+			eps, err := bac.TightEpsilon()
+			if err != nil || math.IsNaN(eps) || math.IsInf(eps, 0) || eps < 0 || eps > 2*beta*(1+1e-12)+1e-9 {
+				t.Fatalf("BA tight eps = %v (%v) at beta %v", eps, err, beta)
 			}
 			ch := bac.Channel()
 			stStochastic(t, "BA channel", ch)
@@ -449,8 +452,8 @@ func TestStressRefusals(t *testing.T) {
 		}
 		stStochastic(t, fmt.Sprintf("BA channel at beta %g", beta), bac.Channel())
 		stFinite(t, "BA marginal", bac.Marginal)
-		if eps := bac.TightEps(); math.IsNaN(eps) || eps < 0 || eps > 2*beta*(1+1e-12)+1e-9 {
-			t.Fatalf("tight eps %v at beta %g", eps, beta)
+		if eps, err := bac.TightEpsilon(); err != nil || math.IsNaN(eps) || eps < 0 || eps > 2*beta*(1+1e-12)+1e-9 {
+			t.Fatalf("tight eps %v (%v) at beta %g", eps, err, beta)
 		}
 	}
 }

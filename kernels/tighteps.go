@@ -5,25 +5,26 @@ import (
 	"math"
 )
 
-// TightEps is the smallest eps for which ch is eps-geo-indistinguishable
-// (eps-d-private with the Euclidean distance between input cells):
+// TightEpsilon implements ChannelOp: the smallest eps for which c is
+// eps-geo-indistinguishable (eps-d-private with the Euclidean distance
+// between input cells):
 //
 //	max over outputs y and inputs x != x' of |ln C[x,y] - ln C[x',y]| / d(x,x').
 //
 // This is the brute force over the columns that need it: a whole zero
 // column (an output y that no input can produce) bounds nothing, and a
 // column with C[x,y] = 0 but C[x',y] > 0 makes the ratio unbounded, so
-// TightEps is +Inf; both are told apart in O(|X|) per column, and only the
-// columns positive throughout cost the O(|X|^2) scan of pairs. So a
+// the result is +Inf; both are told apart in O(|X|) per column, and only
+// the columns positive throughout cost the O(|X|^2) scan of pairs. So a
 // channel lifted from a coarse grid, whose columns are zero but for one
 // per block, costs a scan per block, not per cell. A channel with one
-// input cell has TightEps 0. For BA channels use BAChannel.TightEps, the
-// O(|X|^2) form.
-func TightEps(ch *Channel) (float64, error) {
-	return tightEps(ch, maxLogRatio)
+// input cell has tight epsilon 0. BA channels have their own O(|X|^2)
+// form (BAChannel.TightEpsilon).
+func (c *Channel) TightEpsilon() (float64, error) {
+	return tightEps(c, maxLogRatio)
 }
 
-// tightEps is TightEps with the scan of a positive column's pairs as a
+// tightEps is Channel.TightEpsilon with the scan of a positive column's pairs as a
 // parameter, so that tests can count the scans.
 func tightEps(ch *Channel, scan func(g Grid, inv, l []float64) float64) (float64, error) {
 	if err := checkChannel(ch); err != nil {
@@ -103,7 +104,8 @@ func invDistTable(g Grid) []float64 {
 	return t
 }
 
-// TightEps is the tight epsilon of the BA channel in O(m^2):
+// TightEpsilon implements ChannelOp: the tight epsilon of the BA channel
+// in O(m^2), with an error only for a channel not built by BA:
 //
 //	beta + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x').
 //
@@ -125,17 +127,25 @@ func invDistTable(g Grid) []float64 {
 // Remark 2.3): d(x,y) <= d(x',y) + d(x,x') gives
 // Z(x) >= e^{-beta d(x,x')} Z(x'), so |ln Z(x) - ln Z(x')| <= beta d(x,x').
 //
-// On a one-cell grid there is no pair and TightEps is 0, as for the brute
-// force. It uses ln Z as iterated, so it is finite even where the materialised
-// channel has entries that underflowed to zero (where the brute-force
-// TightEps of Channel() would report +Inf).
+// On a one-cell grid there is no pair and the result is 0, as for the
+// brute force. It uses ln Z as iterated, so it is finite even where the
+// materialised channel has entries that underflowed to zero (where the
+// brute force on Channel() would report +Inf).
 //
 // On grids of 1,024 cells or more, ln Z comes from certified products
 // (each Z(x) within certTol relative, so each ln Z within about certTol);
 // certifiedMaxLogRatio then recomputes ln Z exactly, by direct sums, at the
 // cells of the pairs that could hold the maximum, so that the result is
 // that of exact normalisers.
-func (b *BAChannel) TightEps() float64 {
+func (b *BAChannel) TightEpsilon() (float64, error) {
+	if err := b.check(); err != nil {
+		return 0, fmt.Errorf("tight eps: %w", err)
+	}
+	return b.tightEps(), nil
+}
+
+// tightEps is TightEpsilon on a channel built by BA.
+func (b *BAChannel) tightEps() float64 {
 	if b.Grid.Len() == 1 {
 		return 0 // no pair x != x', as in the brute force
 	}
@@ -240,7 +250,7 @@ const candidateCap = 1 << 14
 // have the form C[x,y] = c(y) e^{-k d(x,y)} / Z(x) with c > 0 (BA channels
 // with k = beta, LAP channels with k = eps and c = 1), in O(|X| |Y|)
 // instead of the brute force's O(|X|^2 |Y|). When ch's output grid
-// contains its input grid the identity proven at BAChannel.TightEps gives
+// contains its input grid the identity proven at BAChannel.TightEpsilon gives
 // k + max over x != x' of |ln Z(x) - ln Z(x')| / d(x,x'), and only the
 // differences of ln Z matter: for any fixed output y0,
 // ln Z(x) = ln c(y0) - k d(x,y0) - ln C[x,y0], where ln c(y0) is the same
@@ -248,7 +258,7 @@ const candidateCap = 1 << 14
 // input grid, so that its column is the last to underflow. Where the
 // identity's preconditions fail (output grid not containing the inputs, or
 // an entry of column y0 that underflowed to 0) it returns the brute force
-// TightEps. It does not check that ch has the form: on another channel
+// (Channel.TightEpsilon). It does not check that ch has the form: on another channel
 // the result is meaningless.
 func TightEpsExp(ch *Channel, k float64) (float64, error) {
 	if err := checkChannel(ch); err != nil {
@@ -259,7 +269,7 @@ func TightEpsExp(ch *Channel, k float64) (float64, error) {
 	}
 	in, out := ch.In, ch.Out
 	if !out.Contains(in) {
-		return TightEps(ch)
+		return ch.TightEpsilon()
 	}
 	if in.Len() == 1 {
 		return 0, nil // no pair x != x', as in the brute force
@@ -271,7 +281,7 @@ func TightEpsExp(ch *Channel, k float64) (float64, error) {
 	for x := range logZ {
 		v := ch.P[x*n+y0]
 		if v == 0 {
-			return TightEps(ch)
+			return ch.TightEpsilon()
 		}
 		logZ[x] = -k*Dist(in, x, out, y0) - log(v)
 	}

@@ -27,7 +27,7 @@ func TestTightEpsClosedForms(t *testing.T) {
 		// Column 1 is all zero: skipped, column 0 gives 0.
 		{"constant output", two(1, 1), 0},
 	} {
-		got, err := TightEps(tc.ch)
+		got, err := tc.ch.TightEpsilon()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,26 +40,26 @@ func TestTightEpsClosedForms(t *testing.T) {
 	ch, _ := NewChannel(far, Grid{Rows: 1, Cols: 2})
 	copy(ch.P, []float64{0.8, 0.2, 0.8, 0.2, 0.8, 0.2, 0.2, 0.8})
 	// Pairs (x, 3): distances 3, 2, 1; the ratio is ln 4 each, largest over distance 1.
-	if got, _ := TightEps(ch); math.Abs(got-math.Log(4)) > 1e-14 {
+	if got, _ := ch.TightEpsilon(); math.Abs(got-math.Log(4)) > 1e-14 {
 		t.Errorf("TightEps = %v, want ln 4", got)
 	}
 	one, _ := NewChannel(Grid{Rows: 1, Cols: 1}, line)
 	for _, row := range [][]float64{{0.3, 0.7}, {0, 1}} { // a zero entry has nothing to compare with
 		copy(one.P, row)
-		if got, err := TightEps(one); err != nil || got != 0 {
+		if got, err := one.TightEpsilon(); err != nil || got != 0 {
 			t.Errorf("single input %v: %v, %v; want 0", row, got, err)
 		}
 	}
-	if _, err := TightEps(nil); err == nil || !strings.Contains(err.Error(), "tight eps: channel is nil") {
+	if _, err := (*Channel)(nil).TightEpsilon(); err == nil || !strings.Contains(err.Error(), "tight eps: channel is nil") {
 		t.Errorf("nil channel: error %v", err)
 	}
 	bad := two(0.5, 0.5)
 	bad.P[0] = math.NaN()
-	if _, err := TightEps(bad); err == nil || !strings.Contains(err.Error(), "tight eps: channel[0,0] = NaN: entries must be finite and >= 0") {
+	if _, err := bad.TightEpsilon(); err == nil || !strings.Contains(err.Error(), "tight eps: channel[0,0] = NaN: entries must be finite and >= 0") {
 		t.Errorf("NaN channel: error %v", err)
 	}
 	bad.P[0] = 0.6
-	if _, err := TightEps(bad); err == nil || !strings.Contains(err.Error(), "tight eps: channel row 0 sums to 1.1, want 1") {
+	if _, err := bad.TightEpsilon(); err == nil || !strings.Contains(err.Error(), "tight eps: channel row 0 sums to 1.1, want 1") {
 		t.Errorf("row sum 1.1: error %v", err)
 	}
 }
@@ -82,7 +82,7 @@ func TestTightEpsBruteForceVsDefinition(t *testing.T) {
 				}
 			}
 		}
-		got, err := TightEps(ch)
+		got, err := ch.TightEpsilon()
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,11 +96,11 @@ func TestTightEpsBruteForceVsDefinition(t *testing.T) {
 // prior at the paper's betas.
 func TestBATightEpsParis(t *testing.T) {
 	forParisBetas(t, func(beta float64, _ Grid, _ []float64, b *BAChannel) {
-		brute, err := TightEps(b.Channel())
+		brute, err := b.Channel().TightEpsilon()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fast := b.TightEps(); math.Abs(fast-brute) > 1e-9*brute || fast > 2*beta+1e-9 {
+		if fast := mustTightEps(t, b); math.Abs(fast-brute) > 1e-9*brute || fast > 2*beta+1e-9 {
 			t.Errorf("beta=%v: fast %v, brute force %v (bound %v)", beta, fast, brute, 2*beta)
 		}
 	})
@@ -128,9 +128,9 @@ func TestLogSubnormal(t *testing.T) {
 	}
 }
 
-func mustTightEps(t *testing.T, ch *Channel) float64 {
+func mustTightEps(t *testing.T, op ChannelOp) float64 {
 	t.Helper()
-	e, err := TightEps(ch)
+	e, err := op.TightEpsilon()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestTightEpsExpMatchesBruteForce(t *testing.T) {
 			t.Fatal(err)
 		}
 		for name, ch := range map[string]*Channel{"ba": ba.Channel(), "lap-widened": lapW, "lap-offset": lapOff} {
-			want, err := TightEps(ch)
+			want, err := ch.TightEpsilon()
 			if err != nil {
 				t.Fatal(err)
 			}

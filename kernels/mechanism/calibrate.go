@@ -14,7 +14,7 @@ import (
 type Target int
 
 const (
-	// TargetEps matches the tight epsilon (kernels.TightEps) of the channel.
+	// TargetEps matches the tight epsilon (TightEpsilon) of the channel.
 	TargetEps Target = iota
 	// TargetDistortion matches the average distortion under the prior
 	// (kernels.AvgDistortion): equal quality of service.
@@ -218,7 +218,7 @@ func (c *calibrator) eval(p float64) (point, error) {
 		if op, err = c.op.Op(c.in, c.out, c.prior, p); err != nil {
 			return point{}, err
 		}
-		v, err = TargetValueOp(c.t, c.prior, op)
+		v, err = TargetValue(c.t, c.prior, op)
 	} else {
 		if ch, err = c.m.Channel(c.in, c.out, c.prior, p); err != nil {
 			return point{}, err

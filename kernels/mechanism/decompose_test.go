@@ -96,7 +96,7 @@ func TestDecomposeMatchesBruteForceLP(t *testing.T) {
 func TestDecomposeGeoIndAndTightEps(t *testing.T) {
 	// Every geo-ind constraint holds to 1e-9 relative, over all pairs
 	// (with a spanner too), and the tight epsilon measured both by
-	// kernels.TightEps and by the brute force of the definition is at
+	// kernels.Channel.TightEpsilon and by the brute force of the definition is at
 	// most eps, with no tolerance.
 	solvers := sparseSolvers(t)
 	g := mustGrid(t, 5, 7)
@@ -112,7 +112,7 @@ func TestDecomposeGeoIndAndTightEps(t *testing.T) {
 				}
 				checkStochastic(t, name, ch, 1e-12)
 				checkGeoInd(t, name, ch, eps, 0, 1e-9)
-				te, err := kernels.TightEps(ch)
+				te, err := ch.TightEpsilon()
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -148,7 +148,7 @@ func TestDecomposeNoWorseThanOtherGeoIndMechanisms(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			te, err := kernels.TightEps(ch)
+			te, err := ch.TightEpsilon()
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,8 +46,10 @@
 // Operator is the structured path for large grids: BA, LAP, RR and
 // PlanarLaplace also build their channel as a kernels.ChannelOp (the
 // factorised BA channel, kernels.LaplaceOp, kernels.RROp, PlanarOp), and
-// CalibrateOptions.Operators, TargetValueOp, MeasureOp, MeasureOpOf and
-// IdentificationOp work on it without an |In| x |Out| matrix. PlanarOp
+// CalibrateOptions.Operators, TargetValue, Measure and Identification
+// work on it without an |In| x |Out| matrix (every function that takes
+// a kernels.ChannelOp chooses the dense or the structured path from its
+// concrete type). PlanarOp
 // keeps one table of the snapped planar Laplace's entries, translation
 // invariant inside the output grid and along its border; what an operator
 // cannot give at its size (the planar channel's exact tight epsilon, a

@@ -182,7 +182,7 @@ func TestElasticChannelIsElasticallyPrivate(t *testing.T) {
 		if worst < 0.5 {
 			t.Errorf("eps %v: largest log-ratio only %v of eps d_l", eps, worst)
 		}
-		te, err := kernels.TightEps(ch)
+		te, err := ch.TightEpsilon()
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 )
 
 // bruteTightEps is the definition of the tight epsilon, written out
-// independently of kernels.TightEps: max over y and x != x' of
+// independently of kernels.Channel.TightEpsilon: max over y and x != x' of
 // |ln C[x,y] - ln C[x',y]| / d(x,x'), skipping columns that are all zero
 // and returning +Inf if a column mixes zero and non-zero entries.
 func bruteTightEps(ch *kernels.Channel) float64 {

@@ -22,7 +22,16 @@ import (
 // uniformly; entries within a relative 1e-12 count as tied) names a.
 // When prior(a) = 0 both are 0. The harness reports posterior as
 // identification_A and mapProb as identification_A_map.
-func Identification(prior []float64, ch *kernels.Channel, a int) (posterior, mapProb float64, err error) {
+//
+// A dense channel (a *kernels.Channel) is read column by column from its
+// matrix, skipping the reports a never makes; an operator gives its
+// columns C e_y one at a time (see identificationOp), in O(|X| + |Y|)
+// memory.
+func Identification(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {
+	ch, dense := op.(*kernels.Channel)
+	if !dense {
+		return identificationOp(prior, op, a)
+	}
 	if err := ch.Validate(); err != nil {
 		return 0, 0, fmt.Errorf("identification: %w", err)
 	}

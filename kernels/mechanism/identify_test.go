@@ -76,7 +76,7 @@ func TestIdentificationPriorMatters(t *testing.T) {
 }
 
 // TestTightEpsOfMatchesBruteForce: the fast routes of TightEpsOf (closed
-// form for RR, exponential form for BA and LAP) equal kernels.TightEps.
+// form for RR, exponential form for BA and LAP) equal kernels.Channel.TightEpsilon.
 func TestTightEpsOfMatchesBruteForce(t *testing.T) {
 	in := kernels.Grid{Rows: 4, Cols: 5}
 	prior := make([]float64, in.Len())
@@ -100,7 +100,7 @@ func TestTightEpsOfMatchesBruteForce(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := kernels.TightEps(ch)
+			want, err := ch.TightEpsilon()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -173,8 +173,8 @@ func TestIdentificationTiesWithinRelative1e12(t *testing.T) {
 	}
 }
 
-func TestIdentificationOpEdgeCells(t *testing.T) {
-	// IdentificationOp on the RR operator at the first and last cells
+func TestIdentificationOperatorEdgeCells(t *testing.T) {
+	// Identification on the RR operator at the first and last cells
 	// matches the k-RR closed form (posterior p² + (k-1) q², MAP p under
 	// the uniform prior); cells -1 and k are refused with the reason.
 	g := mustGrid(t, 2, 3)
@@ -186,7 +186,7 @@ func TestIdentificationOpEdgeCells(t *testing.T) {
 	}
 	p, q := RRProbabilities(k, eps)
 	for _, a := range []int{0, k - 1} {
-		post, mp, err := IdentificationOp(uniformPrior(k), op, a)
+		post, mp, err := Identification(uniformPrior(k), op, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,24 +195,25 @@ func TestIdentificationOpEdgeCells(t *testing.T) {
 		}
 	}
 	for _, a := range []int{-1, k} {
-		_, _, err := IdentificationOp(uniformPrior(k), op, a)
+		_, _, err := Identification(uniformPrior(k), op, a)
 		if want := "outside the 6 cells"; err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("a = %d: error %v, want one saying %q", a, err, want)
 		}
 	}
 }
 
-func TestMeasureOpSaysTheBayesErrorWork(t *testing.T) {
-	// The Bayes error left out by MeasureOp is |Y| |X|^2 operations: 16
-	// reports times 4^2 guesses-by-cells for LAP from 2x2 to its 4x4
-	// widening.
+func TestMeasureOperatorSaysTheBayesErrorWork(t *testing.T) {
+	// The Bayes error left out by Measure on an operator is |Y| |X|^2
+	// operations: 16 reports times 4^2 guesses-by-cells for LAP from 2x2
+	// to its 4x4 widening. Given the mechanism, Measure computes it on
+	// the mechanism's dense channel, as on that channel itself.
 	in := mustGrid(t, 2, 2)
 	out := in.Widen(1)
 	op, err := LAP{}.Op(in, out, nil, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, skipped, err := MeasureOp(uniformPrior(in.Len()), op)
+	m, skipped, err := Measure(uniformPrior(in.Len()), op, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,5 +225,20 @@ func TestMeasureOpSaysTheBayesErrorWork(t *testing.T) {
 		if !strings.Contains(last, want) {
 			t.Errorf("skipped %q, want it to say %q", last, want)
 		}
+	}
+	m, skipped, err = Measure(uniformPrior(in.Len()), op, LAP{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch, err := LAP{}.Channel(in, out, nil, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := Measure(uniformPrior(in.Len()), ch, LAP{}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(skipped) != 0 || !(m.BayesError > 0) || m.BayesError != want.BayesError {
+		t.Errorf("with the mechanism: Bayes error %v (dense %v), skipped %q", m.BayesError, want.BayesError, skipped)
 	}
 }

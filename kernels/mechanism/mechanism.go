@@ -17,7 +17,7 @@ import (
 type Mechanism interface {
 	// Info describes the mechanism and its parameter.
 	Info() Info
-	// Claim bounds the tight epsilon (kernels.TightEps) of the channel that
+	// Claim bounds the tight epsilon (kernels.Channel.TightEpsilon) of the channel that
 	// Channel(in, out, prior, param) returns.
 	Claim(in, out kernels.Grid, param float64) Claim
 	// Channel builds the mechanism's channel from in to out. Mechanisms

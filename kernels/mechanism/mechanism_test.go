@@ -48,12 +48,12 @@ func TestEveryChannelRowStochasticAndWithinClaim(t *testing.T) {
 				t.Errorf("%s(%v): %v", info.Name, p, err)
 			}
 			checkStochastic(t, info.Name, ch, 1e-11)
-			te, err := kernels.TightEps(ch)
+			te, err := ch.TightEpsilon()
 			if err != nil {
 				t.Fatal(err)
 			}
 			if brute := bruteTightEps(ch); math.Abs(te-brute) > 1e-12*brute {
-				t.Errorf("%s(%v): kernels.TightEps %v, definition %v", info.Name, p, te, brute)
+				t.Errorf("%s(%v): TightEpsilon %v, definition %v", info.Name, p, te, brute)
 			}
 			cl := c.m.Claim(g, c.out, p)
 			tol := math.Max(cl.Tol, 1e-9)
@@ -113,9 +113,12 @@ func TestRRClosedForms(t *testing.T) {
 					wantD += prior[x] * q * kernels.Dist(g, x, g, y)
 				}
 			}
-			m, err := Measure(prior, ch)
+			m, skipped, err := Measure(prior, ch, nil, 0)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if skipped != nil {
+				t.Errorf("eps=%v: dense channel, skipped %q", eps, skipped)
 			}
 			if math.Abs(m.AvgDistortion-wantD) > 1e-12 || math.Abs(m.MutualInformation-want) > 1e-12 || math.Abs(m.TightEps-eps) > 1e-12*eps {
 				t.Errorf("eps=%v: Measure %+v, want distortion %v MI %v eps %v", eps, m, wantD, want, eps)

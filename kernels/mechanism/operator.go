@@ -55,10 +55,11 @@ type opMeasurer interface {
 	MutualInformation(prior []float64) (float64, error)
 }
 
-// TargetValueOp is TargetValue for a channel operator: its tight
-// epsilon, average distortion or mutual information (kernels.AvgDistortionOp
-// and kernels.MutualInformationOp, or the operator's own methods).
-func TargetValueOp(t Target, prior []float64, op kernels.ChannelOp) (float64, error) {
+// TargetValue computes target t of a channel under prior: its tight
+// epsilon (op.TightEpsilon; prior unused), average distortion or mutual
+// information in nats (kernels.AvgDistortion and
+// kernels.MutualInformation, or the operator's own methods).
+func TargetValue(t Target, prior []float64, op kernels.ChannelOp) (float64, error) {
 	if op == nil {
 		return 0, fmt.Errorf("channel is nil")
 	}
@@ -70,26 +71,25 @@ func TargetValueOp(t Target, prior []float64, op kernels.ChannelOp) (float64, er
 		if own {
 			return pm.AvgDistortion(prior)
 		}
-		return kernels.AvgDistortionOp(prior, op)
+		return kernels.AvgDistortion(prior, op)
 	case TargetMI:
 		if own {
 			return pm.MutualInformation(prior)
 		}
-		return kernels.MutualInformationOp(prior, op)
+		return kernels.MutualInformation(prior, op)
 	}
 	return 0, fmt.Errorf("unknown target %d", int(t))
 }
 
-// MeasureOp is Measure for a channel operator. The Bayes error, a
-// minimum over guesses of products with the distance matrix for every
-// report (O(|Y| |X|^2)), is dense by nature: it is NaN here, and so is a
-// tight epsilon the operator cannot give at its size (an error wrapping
-// ErrIntractable); skipped lists why.
-func MeasureOp(prior []float64, op kernels.ChannelOp) (m Metrics, skipped []string, err error) {
-	if m.AvgDistortion, err = TargetValueOp(TargetDistortion, prior, op); err != nil {
+// measureOp is Measure on an operator.
+func measureOp(prior []float64, op kernels.ChannelOp, mech Mechanism, p float64) (m Metrics, skipped []string, err error) {
+	if op == nil {
+		return m, nil, fmt.Errorf("measure: channel is nil")
+	}
+	if m.AvgDistortion, err = TargetValue(TargetDistortion, prior, op); err != nil {
 		return m, nil, fmt.Errorf("measure: %w", err)
 	}
-	if m.MutualInformation, err = TargetValueOp(TargetMI, prior, op); err != nil {
+	if m.MutualInformation, err = TargetValue(TargetMI, prior, op); err != nil {
 		return m, nil, fmt.Errorf("measure: %w", err)
 	}
 	m.TightEps, err = op.TightEpsilon()
@@ -100,6 +100,16 @@ func MeasureOp(prior []float64, op kernels.ChannelOp) (m Metrics, skipped []stri
 		return m, nil, fmt.Errorf("measure: %w", err)
 	}
 	in, out := op.Grids()
+	if mech != nil && float64(out.Len())*float64(in.Len())*float64(in.Len()) <= BayesErrorMaxOps {
+		ch, err := mech.Channel(in, out, prior, p)
+		if err != nil {
+			return m, nil, fmt.Errorf("measure: %w", err)
+		}
+		if m.BayesError, err = kernels.BayesError(prior, ch); err != nil {
+			return m, nil, fmt.Errorf("measure: %w", err)
+		}
+		return m, skipped, nil
+	}
 	m.BayesError = math.NaN()
 	skipped = append(skipped, fmt.Sprintf("Bayes error on %v -> %v: a minimum over %d guesses for each of %d reports, O(|Y| |X|^2) = %.3g operations: %v",
 		in, out, in.Len(), out.Len(), float64(out.Len())*float64(in.Len())*float64(in.Len()), ErrIntractable))
@@ -107,38 +117,14 @@ func MeasureOp(prior []float64, op kernels.ChannelOp) (m Metrics, skipped []stri
 }
 
 // BayesErrorMaxOps bounds the work of a Bayes error on the dense channel
-// (|Y| |X|^2 multiply-adds, about 10 s): MeasureOpOf computes it up to
-// there and leaves it out above.
+// (|Y| |X|^2 multiply-adds, about 10 s): Measure computes it for an
+// operator up to there and leaves it out above.
 const BayesErrorMaxOps = 1e10
 
-// MeasureOpOf is MeasureOp for the operator that mechanism m built at
-// parameter p, with the Bayes error, genuinely dense, computed on m's
-// dense channel (kernels.BayesError) where its O(|Y| |X|^2) work stays
-// within BayesErrorMaxOps.
-func MeasureOpOf(m Operator, p float64, prior []float64, op kernels.ChannelOp) (Metrics, []string, error) {
-	met, skipped, err := MeasureOp(prior, op)
-	if err != nil {
-		return met, nil, err
-	}
-	in, out := op.Grids()
-	if float64(out.Len())*float64(in.Len())*float64(in.Len()) > BayesErrorMaxOps {
-		return met, skipped, nil
-	}
-	ch, err := m.Channel(in, out, prior, p)
-	if err != nil {
-		return met, nil, fmt.Errorf("measure: %w", err)
-	}
-	if met.BayesError, err = kernels.BayesError(prior, ch); err != nil {
-		return met, nil, fmt.Errorf("measure: %w", err)
-	}
-	return met, skipped[:len(skipped)-1], nil
-}
-
-// IdentificationOp is Identification for a channel operator: the
-// columns C e_y one at a time (from the operator's Column method when it
-// has one, as PlanarOp does), O(|X| |Y|) time at best and O(|X| + |Y|)
-// memory.
-func IdentificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {
+// identificationOp is Identification on an operator: the columns C e_y
+// one at a time (from the operator's Column method when it has one, as
+// PlanarOp does), O(|X| |Y|) time at best and O(|X| + |Y|) memory.
+func identificationOp(prior []float64, op kernels.ChannelOp, a int) (posterior, mapProb float64, err error) {
 	if op == nil {
 		return 0, 0, fmt.Errorf("identification: channel is nil")
 	}

@@ -140,7 +140,7 @@ func TestPlanarOpMatchesDenseChannel(t *testing.T) {
 }
 
 // Above planarTightEpsMax operations the planar operator refuses its
-// tight epsilon with ErrIntractable, and MeasureOp records it as skipped.
+// tight epsilon with ErrIntractable, and Measure records it as skipped.
 func TestPlanarOpRefusesLargeTightEps(t *testing.T) {
 	g := mustGrid(t, 40, 45) // 1,800 cells: 3.1e9 pairs x reports
 	op, err := PlanarLaplace{Point: CellCentre}.NewOp(g, g.Widen(1), 1)
@@ -150,7 +150,7 @@ func TestPlanarOpRefusesLargeTightEps(t *testing.T) {
 	if _, err := op.TightEpsilon(); !errors.Is(err, ErrIntractable) {
 		t.Fatalf("tight eps on %v: %v, want ErrIntractable", g, err)
 	}
-	met, skipped, err := MeasureOp(uniformPrior(g.Len()), op)
+	met, skipped, err := Measure(uniformPrior(g.Len()), op, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestOperatorsMatchChannels(t *testing.T) {
 		}
 		checkProducts(t, name, op, ch, opPrior(rng, tc.out), opPrior(rng, g), 1e-12)
 		for _, tg := range []Target{TargetEps, TargetDistortion, TargetMI} {
-			vo, err := TargetValueOp(tg, prior, op)
+			vo, err := TargetValue(tg, prior, op)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +199,7 @@ func TestOperatorsMatchChannels(t *testing.T) {
 			}
 		}
 		a := g.Index(5, 6)
-		po, mo, err := IdentificationOp(prior, op, a)
+		po, mo, err := Identification(prior, op, a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,7 +36,7 @@ import (
 //     It never builds the |In|^2 |Out| constraints: the master LP has |In|
 //     rows and each output's pricing LP |In| variables. The result comes
 //     with a certified relative duality gap (LPStats.Gap <= Gap) and a
-//     channel whose kernels.TightEps is checked to be at most eps.
+//     channel whose kernels.Channel.TightEpsilon is checked to be at most eps.
 //   - "dual", "primal", "interior": the whole LP at once with one solver
 //     call (GLPK's dual simplex is the default with GLPK; gonum's dense
 //     simplex has a single method and ignores this). Practical on small
@@ -210,7 +210,7 @@ type LPStats struct {
 	// certified lower bound on the LP's optimum (NaN where the solver
 	// gives no duals: gonum); Gap = (Primal - Dual) / Primal.
 	Primal, Dual, Gap float64
-	// TightEps is kernels.TightEps of the returned channel.
+	// TightEps is kernels.Channel.TightEpsilon of the returned channel.
 	TightEps float64
 	// Warm reports a solve started from the previous one's columns and
 	// duals (OptimalSolver).
@@ -235,7 +235,7 @@ func repairSlack(eps float64) float64 { return 1e-8 * math.Max(1, eps) }
 
 // finishChannel turns an assembled solution p (C[x*nOut+y], columns in
 // the cone of eps - slack up to the solvers' tolerance) into a channel
-// whose tight epsilon is at most eps, checked with kernels.TightEps:
+// whose tight epsilon is at most eps, checked with kernels.Channel.TightEpsilon:
 // every column is raised to its smallest majorant that is exactly
 // (eps - slack)-geo-indistinguishable, v'[x] = max_x' v[x'] e^{-(eps -
 // slack) d(x,x')} (for the decomposition's columns a no-op up to
@@ -252,7 +252,7 @@ func finishChannel(in, out kernels.Grid, p []float64, eps float64) (*kernels.Cha
 	if err := normaliseRows(ch); err != nil {
 		return nil, 0, err
 	}
-	te, err := kernels.TightEps(ch)
+	te, err := ch.TightEpsilon()
 	if err != nil {
 		return nil, 0, err
 	}

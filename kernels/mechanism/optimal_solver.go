@@ -311,7 +311,7 @@ func (s *OptimalSolver) direct(eps float64, st *LPStats) (*kernels.Channel, erro
 		return nil, fmt.Errorf("solver's solution violates a geo-ind constraint by %v", v)
 	}
 	repairGeoInd(ch, eps)
-	if st.TightEps, err = kernels.TightEps(ch); err != nil {
+	if st.TightEps, err = ch.TightEpsilon(); err != nil {
 		return nil, err
 	}
 	return ch, nil

@@ -369,7 +369,7 @@ func (p *PlanarOp) Sample(rng *rand.Rand, x, k int, out []int) error {
 }
 
 // TightEpsilon implements kernels.ChannelOp: the brute force of
-// kernels.TightEps on the materialised channel; above planarTightEpsMax
+// kernels.Channel.TightEpsilon on the materialised channel; above planarTightEpsMax
 // operations the error wraps ErrIntractable (the claim TightEps <= eps
 // still holds).
 func (p *PlanarOp) TightEpsilon() (float64, error) {
@@ -380,7 +380,7 @@ func (p *PlanarOp) TightEpsilon() (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return kernels.TightEps(ch)
+	return ch.TightEpsilon()
 }
 
 // OpTightEpsLimit says, before any channel is built, whether the tight

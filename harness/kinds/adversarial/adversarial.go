@@ -221,7 +221,11 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	id := harness.NewTable("identification", slices.Concat([]string{"beta", "epsilon", "fraction", "tight_epsilon", "min_singular_value"},
 		island.StatsHeader(), island.MetresHeader())...)
-	id.Add(harness.Row{"beta": j.beta, "epsilon": eps, "fraction": j.fraction, "tight_epsilon": ba.TightEps(), "min_singular_value": sv.ExactCell()},
+	tight, err := ba.TightEpsilon()
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
+	id.Add(harness.Row{"beta": j.beta, "epsilon": eps, "fraction": j.fraction, "tight_epsilon": tight, "min_singular_value": sv.ExactCell()},
 		st.Row(), st.Metres(s.DS))
 	inv := harness.NewTable("invertibility", append([]string{"beta", "fraction"}, island.SingularHeader()...)...)
 	inv.Add(harness.Row{"beta": j.beta, "fraction": j.fraction}, sv.Row(g.Len()))

@@ -196,7 +196,10 @@ func (def) Run(ctx context.Context, j job, rng *rand.Rand) ([]harness.Table, err
 	if err != nil {
 		return nil, fmt.Errorf("ba at beta %v: %w", j.beta, err)
 	}
-	tight := ba.TightEps()
+	tight, err := ba.TightEpsilon()
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
 	eps := tight
 	if p.LapEpsilon == "two-beta" {
 		eps = 2 * j.beta
@@ -294,18 +297,15 @@ type utilityResult struct {
 
 // utilityOnce obfuscates every check-in of ds with m's channel, estimates
 // the prior with IBU from uniform and measures the true EMD of the
-// estimate to prior. A dense channel (whose rows the caller has
-// validated) goes through the kernels that skip the check, with the
-// job's IBU work space; an operator through the operator kernels.
+// estimate to prior. The kernels use the dense form on small grids
+// (without re-checking its rows), with the job's IBU work space, whose
+// reuse changes nothing there; an operator gets a fresh work space on
+// every call, as a reused one may split the FFT products differently.
 func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, m *mech, ibuIters int,
 	w *kernels.IBUWorkspace, e *gridEMD) (utilityResult, error) {
 	var reports []int
 	var err error
-	if m.dense != nil {
-		reports, err = kernels.ObfuscateTrusted(r, ds.Counts, m.dense)
-	} else {
-		reports, err = kernels.ObfuscateOp(r, ds.Counts, m.op)
-	}
+	reports, err = kernels.Obfuscate(r, ds.Counts, m.op)
 	if err != nil {
 		return utilityResult{}, fmt.Errorf("obfuscate: %w", err)
 	}
@@ -328,9 +328,9 @@ func utilityOnce(r *rand.Rand, ds *datasets.Dataset, prior []float64, m *mech, i
 	var est []float64
 	var iters int
 	if m.dense != nil {
-		est, iters, err = w.IBUTrusted(nil, m.dense, q, nil, cfg)
+		est, iters, err = w.IBU(nil, m.op, q, nil, cfg)
 	} else {
-		est, iters, err = kernels.IBUOp(m.op, q, nil, cfg)
+		est, iters, err = kernels.IBU(m.op, q, nil, cfg)
 	}
 	if err != nil {
 		return utilityResult{}, fmt.Errorf("ibu: %w", err)

@@ -148,7 +148,10 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	if err != nil {
 		return nil, fmt.Errorf("ba at beta %v: %w", j.beta, err)
 	}
-	tight := ba.TightEps()
+	tight, err := ba.TightEpsilon()
+	if err != nil {
+		return nil, fmt.Errorf("BA at beta %v: %w", j.beta, err)
+	}
 	eps := tight
 	if p.LapEpsilon == "two-beta" {
 		eps = 2 * j.beta
@@ -179,7 +182,7 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 		mechs = append(mechs, namedOp{elasticMetric, ech.Channel})
 		var dist [3]float64
 		for i, m := range mechs {
-			if dist[i], err = mechanism.TargetValueOp(mechanism.TargetDistortion, s.Prior, m.op); err != nil {
+			if dist[i], err = mechanism.TargetValue(mechanism.TargetDistortion, s.Prior, m.op); err != nil {
 				return nil, fmt.Errorf("%s: average distortion: %w", m.name, err)
 			}
 		}

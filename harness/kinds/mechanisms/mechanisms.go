@@ -416,10 +416,8 @@ func measure(ctx context.Context, j job, s setup, res *mechanism.Calibration, rn
 		// error, dense by nature, above mechanism.BayesErrorMaxOps) are
 		// NaN; Finish lists them as skipped.
 		ch = res.Op
-		met, _, err = mechanism.MeasureOpOf(s.m.(mechanism.Operator), res.Param, prior, ch)
-	} else {
-		met, err = mechanism.MeasureOf(s.m, res.Param, prior, res.Channel)
 	}
+	met, _, err = mechanism.Measure(prior, ch, s.m, res.Param)
 	if err != nil {
 		return nil, "", err
 	}
@@ -473,7 +471,7 @@ func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, para
 				return 0, 0, nil, fmt.Errorf("channel on the island prior: %w", err)
 			}
 		}
-		post, mapProb, err = mechanism.IdentificationOp(island, ich, idx)
+		post, mapProb, err = mechanism.Identification(island, ich, idx)
 		return post, mapProb, nil, err
 	}
 	ich := ch.(*kernels.Channel)
@@ -494,10 +492,10 @@ func identification(p *params, ds *datasets.Dataset, s setup, a param.Cell, para
 
 // utility obfuscates every check-in of ds with ch, estimates the prior
 // with IBU from uniform and returns the EMD of the estimate to prior. A
-// dense channel goes through the dense kernels (kernels.ObfuscateOp and
-// IBUOp hand it to them), an operator through its structured form.
+// dense channel goes through the dense kernels (kernels.Obfuscate and
+// IBU choose them), an operator through its structured form.
 func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch kernels.ChannelOp, ibuIters int) (float64, error) {
-	reports, err := kernels.ObfuscateOp(r, ds.Counts, ch)
+	reports, err := kernels.Obfuscate(r, ds.Counts, ch)
 	if err != nil {
 		return 0, fmt.Errorf("obfuscate: %w", err)
 	}
@@ -512,7 +510,7 @@ func utility(r *rand.Rand, ds *datasets.Dataset, prior []float64, ch kernels.Cha
 	for y, v := range reports {
 		q[y] = float64(v) / float64(n)
 	}
-	est, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
+	est, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: ibuIters})
 	if err != nil {
 		return 0, fmt.Errorf("ibu: %w", err)
 	}

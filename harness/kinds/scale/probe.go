@@ -197,14 +197,15 @@ func setup(r request) (func() error, error) {
 	}
 	switch r.Kernel {
 	case "IBU10", "EMD":
-		q, err := kernels.MarginalOp(prior, ba)
+		q, err := kernels.Marginal(prior, ba)
 		if err != nil {
 			return nil, err
 		}
 		var ws kernels.IBUWorkspace
 		dst := make([]float64, g.Len())
+		fac := ba.Factorised() // the factorised form at every side
 		ibu := func() error {
-			_, _, err := ws.IBUOnBA(dst, ba, q, nil, kernels.IBUConfig{Iterations: 10})
+			_, _, err := ws.IBU(dst, fac, q, nil, kernels.IBUConfig{Iterations: 10})
 			return err
 		}
 		if r.Kernel == "IBU10" {
@@ -221,7 +222,7 @@ func setup(r request) (func() error, error) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		q := make([]float64, g.Len())
 		return func() error {
-			rep, err := kernels.ObfuscateOp(rng, counts, ba)
+			rep, err := kernels.Obfuscate(rng, counts, ba)
 			if err != nil {
 				return err
 			}

@@ -158,12 +158,12 @@ func (def) Run(ctx context.Context, j job, _ *rand.Rand) ([]harness.Table, error
 	}
 	// IBU on that channel from uniform, with the exact report
 	// distribution q = prior . C (as the peer NumPy timing does).
-	q, err := kernels.MarginalOp(prior, ch)
+	q, err := kernels.Marginal(prior, ch)
 	if err != nil {
 		return nil, fmt.Errorf("marginal: %w", err)
 	}
 	ibuMed, ibuMin, err := timeIt(ctx, p.Repeats, func() error {
-		_, _, err := kernels.IBUOp(ch, q, nil, kernels.IBUConfig{Iterations: ibuIt})
+		_, _, err := kernels.IBU(ch, q, nil, kernels.IBUConfig{Iterations: ibuIt})
 		return err
 	})
 	if err != nil {

@@ -132,7 +132,7 @@ func (s *Setup) Measures(out kernels.Grid, desertM float64) (Measures, error) {
 // (kernels.DenseOf: any dense channel, or a structured one on a grid
 // below kernels.DenseOpCells cells) is read from its matrix; a structured
 // operator on a larger grid is never materialised: its rows come from
-// C^T e_x and the guesses from kernels.MAPGuessOp.
+// C^T e_x and the guesses from kernels.MAPGuess.
 type View struct {
 	op    kernels.ChannelOp
 	dense *kernels.Channel // nil: use op
@@ -163,7 +163,7 @@ func NewView(prior []float64, op kernels.ChannelOp, ms Measures) (*View, error) 
 		return v, nil
 	}
 	var err error
-	if v.q, v.arg, err = kernels.MAPGuessOp(prior, op); err != nil {
+	if v.q, v.arg, err = kernels.MAPGuess(prior, op); err != nil {
 		return nil, err
 	}
 	return v, nil

@@ -480,7 +480,7 @@ func TestMeasureMatchesKernelsEMD(t *testing.T) {
 
 // On a grid above kernels.DenseOpCells the channels are kept as
 // operators (factorised BA, LAP): the whole protocol, every variant with
-// its final GIBU over the operators (OpBatch), gives the trajectories of
+// its final GIBU over the operators, gives the trajectories of
 // the same protocol run on the materialised channels, to the accuracy of
 // the certified products.
 func TestOperatorsMatchDenseOnLargeGrid(t *testing.T) {

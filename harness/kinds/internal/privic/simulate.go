@@ -252,17 +252,11 @@ func (s *sampler) draw(t int, empirical []float64) error {
 	return nil
 }
 
-// obfuscate draws the batch's reports: through the dense channel, built
-// here and stochastic by construction, with the kernel that skips the
-// check of its rows; through the operator on large grids.
+// obfuscate draws the batch's reports: through the channel's dense form
+// on small grids (the kernels' own, not re-checked), through the operator
+// on large ones.
 func (s *sampler) obfuscate(ch kernels.ChannelOp, reports []float64) error {
-	var r []int
-	var err error
-	if d := kernels.DenseOf(ch); d != nil {
-		r, err = kernels.ObfuscateTrusted(s.rng, s.counts, d)
-	} else {
-		r, err = kernels.ObfuscateOp(s.rng, s.counts, ch)
-	}
+	r, err := kernels.Obfuscate(s.rng, s.counts, ch)
 	if err != nil {
 		return fmt.Errorf("obfuscate: %w", err)
 	}
@@ -292,10 +286,10 @@ func simulate(ctx context.Context, rng *rand.Rand, p *population, c simConfig) (
 // whole history.
 type state struct {
 	theta      []float64
-	mu         []float64         // the IBU estimate theta was made from (trace)
-	hist       []kernels.OpBatch // (C_t, reports_t) of every cycle so far
-	weight     float64           // check-ins summarised by theta
-	pop, batch float64           // EMD to pi and to the cycle's batch
+	mu         []float64       // the IBU estimate theta was made from (trace)
+	hist       []kernels.Batch // (C_t, reports_t) of every cycle so far
+	weight     float64         // check-ins summarised by theta
+	pop, batch float64         // EMD to pi and to the cycle's batch
 	baIters    int
 	ibuIters   int
 }
@@ -380,10 +374,9 @@ type group struct {
 	// channels (kept for the final GIBU) are the per-cycle allocations:
 	// factorised BA channels and LAP operators, O(m) each, materialised
 	// only on grids below kernels.DenseOpCells cells, where the kernels
-	// use their dense forms. Every channel is built here (BA or LAP,
-	// stochastic by construction), so obfuscation, IBU and GIBU take the
-	// dense ones without re-checking their rows on every use (the
-	// Trusted kernels).
+	// use their dense forms. Every channel is a structured operator (BA or
+	// LAP, stochastic by construction), so obfuscation, IBU and GIBU take
+	// the dense forms without re-checking their rows on every use.
 	ws                kernels.BAWorkspace
 	iw                kernels.IBUWorkspace
 	sv                emd.Solver
@@ -492,10 +485,13 @@ func (g *group) step(t int, s *state, v Variant) (*state, error) {
 		var mu []float64
 		var iters int
 		var err error
-		if d := kernels.DenseOf(cv.ch); d != nil {
-			mu, iters, err = g.iw.IBUTrusted(nil, d, cv.q, start, g.c.ibuConfig())
+		// The group's work space on the dense forms, where its reuse
+		// changes nothing; a fresh one for an operator, as a reused one
+		// may split the FFT products differently.
+		if kernels.DenseOf(cv.ch) != nil {
+			mu, iters, err = g.iw.IBU(nil, cv.ch, cv.q, start, g.c.ibuConfig())
 		} else {
-			mu, iters, err = kernels.IBUOp(cv.ch, cv.q, start, g.c.ibuConfig())
+			mu, iters, err = kernels.IBU(cv.ch, cv.q, start, g.c.ibuConfig())
 		}
 		if err != nil {
 			return nil, fmt.Errorf("ibu: %w", err)
@@ -513,7 +509,7 @@ func (g *group) step(t int, s *state, v Variant) (*state, error) {
 	ns := &state{
 		theta:    mv.mu,
 		mu:       mv.mu,
-		hist:     append(append(make([]kernels.OpBatch, 0, t), s.hist...), kernels.OpBatch{Op: cv.ch, Counts: cv.reports}),
+		hist:     append(append(make([]kernels.Batch, 0, t), s.hist...), kernels.Batch{Channel: cv.ch, Counts: cv.reports}),
 		weight:   s.weight + g.n,
 		pop:      math.NaN(),
 		batch:    math.NaN(),
@@ -614,24 +610,18 @@ func (g *group) final(s *state) (*final, error) {
 		if err != nil {
 			return nil, fmt.Errorf("final BA: %w", err)
 		}
-		f.eps, f.baIters = b.TightEps(), b.Iterations
+		if f.eps, err = b.TightEpsilon(); err != nil {
+			return nil, fmt.Errorf("final BA: %w", err)
+		}
+		f.baIters = b.Iterations
 	}
 	return f, nil
 }
 
-// gibu is the final GIBU over hist: on the dense channels with the
-// group's work space when every channel has a dense form, else on the
-// operators.
-func (g *group) gibu(hist []kernels.OpBatch, start []float64) ([]float64, int, error) {
-	dense := make([]kernels.Batch, len(hist))
-	for t, b := range hist {
-		d := kernels.DenseOf(b.Op)
-		if d == nil {
-			return kernels.GIBUOp(hist, start, g.c.gibuConfig())
-		}
-		dense[t] = kernels.Batch{Channel: d, Counts: b.Counts}
-	}
-	return g.iw.GIBUTrusted(nil, dense, start, g.c.gibuConfig())
+// gibu is the final GIBU over hist: on the dense forms with the group's
+// work space when every channel has one, else on the operators.
+func (g *group) gibu(hist []kernels.Batch, start []float64) ([]float64, int, error) {
+	return g.iw.GIBU(nil, hist, start, g.c.gibuConfig())
 }
 
 // cycleChannel returns C_t and the BA iterations it took; mech is the first
