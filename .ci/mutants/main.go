@@ -377,13 +377,8 @@ func convertFile(dir, survivorsPath string) error {
 	if err != nil {
 		return err
 	}
-	tmp := survivorsPath + ".tmp"
-	if err := os.WriteFile(tmp, []byte(out), 0o644); err != nil {
-		return err
-	}
-	if _, err := parseSurvivors(tmp); err != nil { // two old entries with one key
-		os.Remove(tmp)
+	if _, err := parseSurvivorsText(survivorsPath, out); err != nil { // two old entries with one key
 		return fmt.Errorf("converted file does not parse: %w", err)
 	}
-	return os.Rename(tmp, survivorsPath)
+	return writeFile(survivorsPath, out)
 }

@@ -9,6 +9,7 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -56,12 +57,7 @@ var mutatorsOf = map[token.Token][]string{
 
 // applies tells whether gremlins mutates tok with the mutator typ.
 func applies(tok token.Token, typ string) bool {
-	for _, t := range mutatorsOf[tok] {
-		if t == typ {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(mutatorsOf[tok], typ)
 }
 
 // pos is a place in a package's source: a file's base name, line and

@@ -37,15 +37,20 @@ type survivors struct {
 
 // parseSurvivors reads a survivors file. A missing file is an empty list.
 func parseSurvivors(path string) (*survivors, error) {
-	list := &survivors{path: path, byKey: make(map[string][]*entry)}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return list, nil
+		return &survivors{path: path, byKey: make(map[string][]*entry)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	for i, line := range strings.Split(string(b), "\n") {
+	return parseSurvivorsText(path, string(b))
+}
+
+// parseSurvivorsText parses the content of the survivors file at path.
+func parseSurvivorsText(path, text string) (*survivors, error) {
+	list := &survivors{path: path, byKey: make(map[string][]*entry)}
+	for i, line := range strings.Split(text, "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
